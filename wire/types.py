@@ -1,0 +1,220 @@
+"""OpenAI chat-completions shapes.
+
+Messages, tools and tool calls are TypedDicts so that a run state stays plain JSON; the request and
+response bodies are pydantic models whose fields are those TypedDicts, so one definition serves both
+validation on the servers and in the client and plain-dict handling in the harness.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias  # pydantic needs these on 3.11
+
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
+
+
+class FunctionCall(TypedDict):
+    name: str
+    arguments: str  # a JSON document, as the OpenAI wire format carries it
+
+
+class ToolCall(TypedDict):
+    id: str
+    type: Literal["function"]
+    function: FunctionCall
+
+
+class SystemMessage(TypedDict):
+    role: Literal["system"]
+    content: str
+
+
+class UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str
+
+
+class AssistantMessage(TypedDict, total=False):
+    role: Required[Literal["assistant"]]
+    content: str | None
+    tool_calls: list[ToolCall]
+
+
+class ToolMessage(TypedDict):
+    role: Literal["tool"]
+    tool_call_id: str
+    content: str
+    name: NotRequired[str]
+
+
+Message: TypeAlias = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")
+]
+
+
+class FunctionDefinition(TypedDict):
+    name: str
+    description: NotRequired[str]
+    parameters: NotRequired[dict[str, Any]]
+
+
+class ToolDefinition(TypedDict):
+    type: Literal["function"]
+    function: FunctionDefinition
+
+
+class NamedFunction(TypedDict):
+    name: str
+
+
+class NamedToolChoice(TypedDict):
+    type: Literal["function"]
+    function: NamedFunction
+
+
+ToolChoice: TypeAlias = Literal["none", "auto", "required"] | NamedToolChoice
+FinishReason: TypeAlias = Literal["stop", "length", "tool_calls", "content_filter"]
+
+
+class StreamOptions(BaseModel):
+    include_usage: bool = False
+
+
+class ChatCompletionRequest(BaseModel):
+    """The request body; fields a server does not use (n, user, penalties...) are accepted and ignored."""
+
+    model: str
+    messages: list[Message] = Field(min_length=1)
+    tools: list[ToolDefinition] | None = None
+    tool_choice: ToolChoice | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    stop: str | list[str] | None = None
+    seed: int | None = None
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+
+    def completion_limit(self) -> int | None:
+        return self.max_completion_tokens or self.max_tokens
+
+    def stop_strings(self) -> list[str]:
+        if self.stop is None:
+            return []
+        return [self.stop] if isinstance(self.stop, str) else list(self.stop)
+
+
+class PromptTokensDetails(BaseModel):
+    cached_tokens: int = 0
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+    total_tokens: int = Field(ge=0)
+    prompt_tokens_details: PromptTokensDetails | None = None
+
+
+class Timings(BaseModel):
+    """llama-server's per-request timings, under its own field names."""
+
+    cache_n: int
+    prompt_n: int
+    prompt_ms: float
+    prompt_per_second: float
+    predicted_n: int
+    predicted_ms: float
+    predicted_per_second: float
+
+
+class Choice(BaseModel):
+    index: int = 0
+    message: AssistantMessage
+    finish_reason: FinishReason | None = None
+
+
+class ChatCompletion(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(default_factory=lambda: completion_id())
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int = Field(default_factory=lambda: int(time.time()))
+    model: str
+    choices: list[Choice] = Field(min_length=1)
+    usage: Usage | None = None
+    timings: Timings | None = None
+
+
+class FunctionCallDelta(TypedDict, total=False):
+    name: str
+    arguments: str
+
+
+class ToolCallDelta(TypedDict, total=False):
+    index: Required[int]
+    id: str
+    type: Literal["function"]
+    function: FunctionCallDelta
+
+
+class Delta(TypedDict, total=False):
+    role: Literal["assistant"]
+    content: str
+    tool_calls: list[ToolCallDelta]
+
+
+class ChunkChoice(BaseModel):
+    index: int = 0
+    delta: Delta
+    finish_reason: FinishReason | None = None
+
+
+class ChatCompletionChunk(BaseModel):
+    id: str
+    object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
+    created: int
+    model: str
+    choices: list[ChunkChoice]
+    usage: Usage | None = None
+    timings: Timings | None = None
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int = 0
+    owned_by: str = "local"
+    description: str | None = None
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
+
+
+class ErrorDetail(BaseModel):
+    message: str
+    type: str
+    param: str | None = None
+    code: str | None = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+def completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+
+
+def usage_of(prompt_tokens: int, completion_tokens: int, cached_tokens: int | None = None) -> Usage:
+    details = None if cached_tokens is None else PromptTokensDetails(cached_tokens=cached_tokens)
+    return Usage(
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        total_tokens=prompt_tokens + completion_tokens,
+        prompt_tokens_details=details,
+    )
