@@ -1,0 +1,1 @@
+"""OpenAI-compatible chat-completions servers: `serve.scripted` (deterministic) and `serve.llama` (llama.cpp)."""

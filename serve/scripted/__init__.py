@@ -1,0 +1,1 @@
+"""The scripted provider: an OpenAI-compatible server whose reply is a pure function of the transcript."""

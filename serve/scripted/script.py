@@ -1,0 +1,99 @@
+"""What a scenario sees (the transcript) and what it returns (a reply): plain data, no I/O."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from serve.errors import ScriptExhausted
+
+
+@dataclass(frozen=True)
+class Call:
+    id: str
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str | None = None
+    calls: tuple[Call, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+    content: str
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """The request's messages, read the way every scenario reads them."""
+
+    model: str
+    messages: Sequence[Mapping[str, Any]]
+
+    @property
+    def turn(self) -> int:
+        """How many assistant turns the request already contains: the index of the reply asked for."""
+        return sum(1 for message in self.messages if message["role"] == "assistant")
+
+    @property
+    def question(self) -> str:
+        return next((str(m["content"]) for m in self.messages if m["role"] == "user"), "")
+
+    @property
+    def tool_text(self) -> str:
+        return "\n".join(str(m["content"]) for m in self.messages if m["role"] == "tool")
+
+    def results(self) -> list[ToolResult]:
+        """Every tool result, paired with the call it answers."""
+        calls: dict[str, tuple[str, Mapping[str, Any]]] = {}
+        results = []
+        for message in self.messages:
+            for call in message.get("tool_calls") or []:
+                calls[call["id"]] = (call["function"]["name"], parse_arguments(call["function"]["arguments"]))
+            if message["role"] == "tool" and message["tool_call_id"] in calls:
+                name, arguments = calls[message["tool_call_id"]]
+                results.append(ToolResult(message["tool_call_id"], name, arguments, str(message["content"])))
+        return results
+
+    def result_of(self, call_id: str) -> str | None:
+        return next((r.content for r in self.results() if r.call_id == call_id), None)
+
+    def exhausted(self) -> ScriptExhausted:
+        return ScriptExhausted(
+            f"scenario {self.model!r} has no reply for turn {self.turn}: its script has run out"
+        )
+
+
+def parse_arguments(arguments: str) -> Mapping[str, Any]:
+    try:
+        parsed = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def text(content: str) -> Reply:
+    return Reply(content=content)
+
+
+def asks(*calls: Call) -> Reply:
+    return Reply(calls=calls)
+
+
+def call(call_id: str, name: str, **arguments: Any) -> Call:
+    return Call(call_id, name, arguments)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    reply: Callable[[Transcript], Reply]
