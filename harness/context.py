@@ -1,0 +1,55 @@
+"""What is sent to the model: the whole transcript, or, under a context budget, its newest whole turns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from wire.types import Message
+
+Counter = Callable[[Message], int]
+
+
+class ContextTooSmall(Exception):
+    """Even the newest turn does not fit the budget."""
+
+
+def groups(messages: Sequence[Message]) -> list[list[Message]]:
+    """Split into units that must travel together: an assistant message stays with its tool results."""
+    units: list[list[Message]] = []
+    for message in messages:
+        if message["role"] == "tool" and units:
+            units[-1].append(message)
+        else:
+            units.append([message])
+    return units
+
+
+def select(messages: Sequence[Message], budget: int | None, count: Counter) -> tuple[list[Message], int]:
+    """Messages to send and how many were dropped.
+
+    Keeps every system message and the first user message, then as many of the newest whole turns as
+    fit; raises ContextTooSmall when the kept head plus the newest turn exceed the budget.
+    """
+    if budget is None:
+        return list(messages), 0
+    first_user = next((i for i, m in enumerate(messages) if m["role"] == "user"), -1)
+    head = [m for i, m in enumerate(messages) if m["role"] == "system" or i == first_user]
+    rest = [m for i, m in enumerate(messages) if m["role"] != "system" and i != first_user]
+    used = sum(count(m) for m in head)
+    if used > budget:
+        raise ContextTooSmall(
+            f"the system and first user messages need {used} tokens; the context budget is {budget}"
+        )
+    kept: list[list[Message]] = []
+    for unit in reversed(groups(rest)):
+        cost = sum(count(m) for m in unit)
+        if used + cost > budget:
+            if not kept and rest:
+                raise ContextTooSmall(
+                    f"the newest turn needs {used + cost} tokens; the context budget is {budget}"
+                )
+            break
+        kept.append(unit)
+        used += cost
+    selected = head + [m for unit in reversed(kept) for m in unit]
+    return selected, len(messages) - len(selected)

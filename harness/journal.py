@@ -1,0 +1,113 @@
+"""Where a run's facts go: the state (saved after every change) and the trace (one event per line)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from harness.protocols import ModelReply, StateStore, TraceSink
+from harness.state import Interruption, RunState, Status
+from wire.types import ToolCall
+
+log = logging.getLogger(__name__)
+
+
+class Journal:
+    def __init__(
+        self, state: RunState, store: StateStore | None, trace: TraceSink | None, payloads: bool
+    ) -> None:
+        self.state, self.store, self.trace, self.payloads = state, store, trace, payloads
+
+    def save(self) -> None:
+        if self.store is not None:
+            self.store.save(self.state)
+
+    def emit(self, kind: str, **fields: object) -> None:
+        if self.trace is None:
+            return
+        self.state.trace_seq += 1
+        event = {
+            "run_id": self.state.run_id,
+            "seq": self.state.trace_seq,
+            "ts": round(time.time(), 6),
+            "type": kind,
+        }
+        try:
+            self.trace.write(event | fields)
+        except Exception as exc:  # a broken trace must never change how a run ends
+            log.warning("trace sink failed (%s); the run goes on", exc)
+
+    def payload(self, **fields: object) -> dict[str, object]:
+        """Arguments and outputs go into the trace only when asked for."""
+        return fields if self.payloads else {}
+
+    def reply(self, reply: ModelReply, latency_ms: float) -> None:
+        """Record a model reply: its cost counts the moment it arrives, then it joins the transcript."""
+        state, usage = self.state, reply.usage
+        cost = state.usage.add(usage, state.prices)
+        state.turns += 1
+        state.messages.append(reply.message)
+        self.save()
+        details = usage.prompt_tokens_details if usage else None
+        self.emit(
+            "turn",
+            turn=state.turns,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+            total_tokens=usage.total_tokens if usage else None,
+            cached_tokens=details.cached_tokens if details else None,
+            cost_usd=cost,
+            running_cost_usd=state.total_cost_usd,
+            finish=reply.finish_reason,
+            latency_ms=round(latency_ms, 3),
+            timings=reply.timings.model_dump() if reply.timings else None,
+        )
+
+    def answer(self, call: ToolCall, content: str) -> None:
+        """Fill a call's slot in the transcript; whatever the harness decided about a call is written here."""
+        name = call["function"]["name"]
+        self.state.messages.append(
+            {"role": "tool", "tool_call_id": call["id"], "name": name, "content": content}
+        )
+        self.save()
+
+    def decided(self, call: ToolCall, content: str) -> None:
+        """A slot filled without running the tool (an error, a refusal, a reused result)."""
+        self.answer(call, content)
+        self.emit(
+            "tool_result", tool=call["function"]["name"], call_id=call["id"], ms=0.0, ok=False, ran=False
+        )
+
+    def ran(self, call: ToolCall, args: dict[str, Any], output: str, ok: bool, ms: float) -> None:
+        state, name = self.state, call["function"]["name"]
+        state.tool_runs.append(f"{name}:{args['path']}" if "path" in args else name)
+        if call["id"] in state.started:
+            state.started.remove(call["id"])
+        self.answer(call, output)
+        self.emit(
+            "tool_result",
+            tool=name,
+            call_id=call["id"],
+            ms=round(ms, 3),
+            ok=ok,
+            ran=True,
+            **self.payload(output=output),
+        )
+
+    def result_of(self, call_id: str) -> str:
+        messages = self.state.messages
+        return next(
+            str(m["content"]) for m in messages if m["role"] == "tool" and m["tool_call_id"] == call_id
+        )
+
+    def finish(self, status: Status, reason: str, interruption: Interruption | None) -> RunState:
+        state = self.state
+        state.status, state.reason, state.interruption = status, reason, interruption
+        if status == "failed":
+            state.error = state.error or reason
+        self.save()
+        self.emit(
+            "run_stopped", status=status, reason=reason, turns=state.turns, cost_usd=state.total_cost_usd
+        )
+        return state

@@ -1,0 +1,242 @@
+"""The agent loop: `run(state, tools, options)`, a function over a serialisable run state.
+
+Each iteration drains pending calls (tool calls of the last reply with no result yet), checks the limits,
+and only then asks the model. Resume, approval and the normal flow are that one path. A run ends in
+exactly one of: completed, failed, max_turns_exceeded, budget_exceeded, interrupted, with a reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.context import ContextTooSmall, select
+from harness.errors import NotResumable, PermanentToolError, ProviderError
+from harness.journal import Journal
+from harness.policy import Dedupe, ToolErrorPolicy, bound, may_reuse, rejection_text, signature
+from harness.protocols import Model, ModelRequest, StateStore, Tool, ToolContext, TraceSink
+from harness.state import Interruption, InterruptionType, RunState, Status, digest, pending
+from harness.stop import Stopped, StopSignal
+from harness.tools.base import Invalid, Registry, approval_needed
+from wire.types import Message, ToolCall
+
+
+@dataclass
+class RunOptions:
+    model: Model
+    store: StateStore | None = None
+    trace: TraceSink | None = None
+    signal: StopSignal = field(default_factory=StopSignal)
+    errors: ToolErrorPolicy = field(default_factory=ToolErrorPolicy)
+    dedupe: Dedupe = "off"
+    stop_when: Sequence[Callable[[RunState], bool]] = ()
+    on_progress: Callable[[str, str], None] | None = None
+    reject_text: Callable[[str, str | None], str] = rejection_text
+    max_output_chars: int = 20_000
+    max_tokens: int | None = None
+    trace_payloads: bool = False
+    count_tokens: Callable[[Message], int] | None = None  # only needed under a context budget
+
+
+@dataclass(frozen=True)
+class Stop:
+    status: Status
+    reason: str
+    interruption: Interruption | None = None
+
+
+def over(status: Status, kind: InterruptionType, reason: str) -> Stop:
+    return Stop(status, reason, Interruption(kind, reason))
+
+
+async def run(state: RunState, tools: Registry, options: RunOptions) -> RunState:
+    """Run until one of the five endings; a resumable state goes on from exactly where it stopped."""
+    return await Loop(state, tools, options).run()
+
+
+class Loop:
+    def __init__(self, state: RunState, tools: Registry, options: RunOptions) -> None:
+        self.state, self.tools, self.options, self.signal = state, tools, options, options.signal
+        self.journal = Journal(state, options.store, options.trace, options.trace_payloads)
+        self.started_at = time.monotonic()
+
+    async def run(self) -> RunState:
+        if not (self.state.status == "running" or self.state.resumable):
+            raise NotResumable(f"run {self.state.run_id} ended {self.state.status}; it cannot be resumed")
+        self.state.status, self.state.reason, self.state.interruption = "running", None, None
+        deadline = self.arm_deadline()
+        try:
+            while True:
+                stop = await self.drain_pending() or self.check_limits() or await self.take_turn()
+                if stop is not None:
+                    return self.journal.finish(stop.status, stop.reason, stop.interruption)
+        except Stopped as exc:
+            return self.journal.finish("interrupted", exc.reason, Interruption("cancelled", exc.reason))
+        finally:
+            if deadline is not None:
+                deadline.cancel()
+
+    # step 1: drain pending calls ---------------------------------------------------------------------
+    async def drain_pending(self) -> Stop | None:
+        for call in pending(self.state.messages):
+            stop = await self.settle(call)
+            if stop is not None:
+                return stop
+        return None
+
+    async def settle(self, call: ToolCall) -> Stop | None:
+        name, call_id = call["function"]["name"], call["id"]
+        tool = self.tools.get(name)
+        if call_id in self.state.rejections:
+            return self.journal.decided(call, self.options.reject_text(name, self.state.rejections[call_id]))
+        if tool is None:
+            return self.journal.decided(
+                call, f"Error: unknown tool {name!r}. The tools are: {', '.join(self.tools.names())}."
+            )
+        args = self.tools.arguments(tool, call["function"]["arguments"])
+        if isinstance(args, Invalid):
+            return self.journal.decided(call, f"Error: {args.message}")
+        stop = self.gate(call, tool, args)
+        if stop is not None:
+            return stop
+        earlier = self.state.read_cache.get(signature(name, args))
+        if earlier is not None and may_reuse(self.options.dedupe, tool.read_only):
+            return self.journal.decided(call, self.journal.result_of(earlier))
+        return await self.execute(call, tool, args)
+
+    def gate(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
+        """Stop before a call that needs a person: unapproved, or a write whose first attempt may have landed."""
+        if call["id"] in self.state.started and not tool.honours_idempotency_key:
+            why = f"{tool.name} call {call['id']} started before the run stopped and may have taken effect; approve to run it again or reject it"
+            return self.ask_approval(call, tool, args, why)
+        if approval_needed(tool, args) and self.state.approvals.get(call["id"]) != digest(args):
+            return self.ask_approval(call, tool, args, f"{tool.name} needs approval before it runs")
+        return None
+
+    def ask_approval(self, call: ToolCall, tool: Tool, args: dict[str, Any], reason: str) -> Stop:
+        self.journal.emit(
+            "approval_required",
+            tool=tool.name,
+            call_id=call["id"],
+            reason=reason,
+            **self.journal.payload(args=args),
+        )
+        return Stop("interrupted", reason, Interruption.approval(call["id"], tool.name, args, reason))
+
+    async def execute(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
+        if not tool.read_only:
+            self.state.started.append(call["id"])  # on disk before the tool runs: exactly-once for writes
+            self.journal.save()
+        self.journal.emit("tool_start", tool=tool.name, call_id=call["id"], **self.journal.payload(args=args))
+        began, stop = time.perf_counter(), None
+        try:
+            output = await self.signal.race(tool.run(args, self.context_for(call, tool)))
+            output, ok = bound(str(output), self.options.max_output_chars), True
+        except Stopped:
+            raise
+        except Exception as exc:
+            output, ok, stop = self.options.errors.result_text(exc), False, self.failure(tool, exc)
+        if ok:
+            self.state.read_cache.setdefault(signature(tool.name, args), call["id"])
+        self.journal.ran(call, args, output, ok, (time.perf_counter() - began) * 1000)
+        return stop
+
+    def failure(self, tool: Tool, exc: Exception) -> Stop | None:
+        if isinstance(exc, PermanentToolError) and self.options.errors.stop_on_permanent:
+            self.state.error = str(exc)
+            return Stop("failed", f"{tool.name} failed and retrying cannot help: {exc}")
+        if self.options.errors.mode == "fatal":
+            self.state.error = str(exc)
+            return Stop("failed", f"{tool.name} failed: {exc}")
+        return None
+
+    def context_for(self, call: ToolCall, tool: Tool) -> ToolContext:
+        def progress(label: str) -> None:
+            self.journal.emit("tool_progress", tool=tool.name, call_id=call["id"], label=label)
+            if self.options.on_progress is not None:
+                self.options.on_progress(tool.name, label)
+
+        return ToolContext(self.state.run_id, call["id"], self.signal, progress, self.state.child_usage.merge)
+
+    # step 2: check limits and stop conditions --------------------------------------------------------
+    def check_limits(self) -> Stop | None:
+        state, limits = self.state, self.state.limits
+        if limits.max_turns is not None and state.turns >= limits.max_turns:
+            return over("max_turns_exceeded", "max_turns", f"reached the turn cap of {limits.max_turns}")
+        if limits.max_budget_usd is not None and (stop := self.check_budget(limits.max_budget_usd)):
+            return stop
+        if limits.timeout_s is not None and time.monotonic() - self.started_at >= limits.timeout_s:
+            return over("interrupted", "cancelled", f"deadline of {limits.timeout_s:g}s reached")
+        for condition in self.options.stop_when:
+            if condition(state):
+                return over(
+                    "interrupted", "cancelled", f"stop condition {getattr(condition, '__name__', '?')} met"
+                )
+        return None
+
+    def check_budget(self, budget: float) -> Stop | None:
+        if not (self.state.usage.cost_known and self.state.child_usage.cost_known):
+            return over(
+                "budget_exceeded",
+                "max_budget",
+                "cost unknown: a reply carried no usage, so the budget cannot be enforced",
+            )
+        spent = self.state.total_cost_usd
+        if spent >= budget:
+            why = f"spent ${spent:.6f} of a ${budget:.6f} budget (checked before each turn, so it overshoots by at most one turn)"
+            return over("budget_exceeded", "max_budget", why)
+        return None
+
+    # step 3: ask the model, record the reply, admit its batch -----------------------------------------
+    async def take_turn(self) -> Stop | None:
+        try:
+            messages, dropped = select(self.state.messages, self.state.limits.context_tokens, self.counter())
+        except ContextTooSmall as exc:
+            return over("budget_exceeded", "max_budget", f"context budget: {exc}")
+        if dropped:
+            self.journal.emit("context_trimmed", dropped_messages=dropped)
+        began = time.perf_counter()
+        try:
+            reply = await self.signal.race(
+                self.options.model.complete(
+                    ModelRequest(messages, self.tools.definitions(), self.options.max_tokens)
+                )
+            )
+        except ProviderError as exc:
+            self.state.error = str(exc)
+            return Stop("failed", str(exc))
+        self.journal.reply(reply, (time.perf_counter() - began) * 1000)
+        calls = reply.message.get("tool_calls", [])
+        if not calls:
+            cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
+            return Stop("completed", f"the model answered{cut}")
+        return self.admit(calls)
+
+    def admit(self, calls: list[ToolCall]) -> Stop | None:
+        """Refuse a whole batch that would exceed the tool-call cap; the refusal is written into every slot."""
+        cap, wanted = self.state.limits.max_tool_calls, self.state.tool_calls + len(calls)
+        if cap is not None and wanted > cap:
+            why = f"tool-call cap: this batch of {len(calls)} would make {wanted} calls, over the cap of {cap}; none of it ran"
+            for call in calls:
+                self.journal.decided(call, f"Not run: {why}.")
+            return over("budget_exceeded", "max_budget", why)
+        self.state.tool_calls = wanted
+        return None
+
+    def counter(self) -> Callable[[Message], int]:
+        if self.options.count_tokens is None and self.state.limits.context_tokens is not None:
+            from wire.tokens import TokenCounter  # the encoder loads only when a context budget needs it
+
+            self.options.count_tokens = TokenCounter().message
+        return self.options.count_tokens or (lambda _: 0)
+
+    def arm_deadline(self) -> asyncio.TimerHandle | None:
+        timeout = self.state.limits.timeout_s
+        if timeout is None:
+            return None
+        return asyncio.get_running_loop().call_later(
+            timeout, self.signal.set, f"deadline of {timeout:g}s reached"
+        )

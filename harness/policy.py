@@ -1,0 +1,60 @@
+"""What the harness writes into a tool slot when it does not simply run the tool: error, reuse, refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from harness.state import canonical
+
+ErrorMode: TypeAlias = Literal["text", "silent", "fatal"]
+Dedupe: TypeAlias = Literal["off", "reads", "all"]
+SILENT_TEXT = "Error: something went wrong."
+
+
+def error_text(exc: Exception) -> str:
+    return f"Error: {exc}"
+
+
+@dataclass(frozen=True)
+class ToolErrorPolicy:
+    """How a failed tool call is reported.
+
+    `text` (default): the error's message goes back to the model as the tool result, via `describe`.
+    `silent`: the model is told only that something went wrong. `fatal`: the run fails with the error.
+    An error the model cannot act on (PermanentToolError) stops the run `failed` unless
+    `stop_on_permanent` is off, in which case it is reported like any other.
+    """
+
+    mode: ErrorMode = "text"
+    describe: Callable[[Exception], str] = error_text
+    stop_on_permanent: bool = True
+
+    def result_text(self, exc: Exception) -> str:
+        return SILENT_TEXT if self.mode == "silent" else self.describe(exc)
+
+
+def rejection_text(tool: str, reason: str | None) -> str:
+    """The words a refused call leaves in its slot, so the model's report cannot claim it happened."""
+    text = f"Not run: the user declined this {tool} call, so nothing was done."
+    return f"{text} Reason: {reason}" if reason else text
+
+
+def signature(name: str, arguments: object) -> str:
+    """Identity of a call for de-duplication: the tool and its canonical arguments (not the call id)."""
+    return f"{name}:{canonical(arguments)}"
+
+
+def may_reuse(dedupe: Dedupe, read_only: bool) -> bool:
+    """Reads may be reused; writes only under `all`, which is unsafe: two deliberate identical writes become one."""
+    return dedupe == "all" or (dedupe == "reads" and read_only)
+
+
+def bound(text: str, limit: int) -> str:
+    """Keep the head and the tail of an oversized tool output, with a marker saying what was cut."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    omitted = len(text) - 2 * half
+    return f"{text[:half]}\n[... {omitted:,} characters omitted ...]\n{text[-half:]}"

@@ -1,0 +1,62 @@
+"""The Stop signal: one per run, shared with every running tool and sub-agent, raced against every await."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from typing import TypeVar
+
+T = TypeVar("T")
+CLEANUP_GRACE_S = 0.02
+
+
+class Stopped(Exception):
+    """Raised out of `StopSignal.race` when Stop was pressed first."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class StopSignal:
+    """Set once with a reason; `race` cancels whatever it is awaiting as soon as that happens."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self.reason: str | None = None
+        self.pressed_at: float | None = None  # time.monotonic() of the press, to measure how fast we stop
+
+    @property
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def set(self, reason: str = "user pressed Stop") -> None:
+        if not self._event.is_set():
+            self.reason, self.pressed_at = reason, time.monotonic()
+            self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Stopped(self.reason or "stopped")
+
+    async def race(self, awaitable: Awaitable[T]) -> T:
+        """Await `awaitable` unless Stop comes first, in which case it is cancelled and Stopped raised."""
+        self.check()
+        work = asyncio.ensure_future(awaitable)
+        stop = asyncio.ensure_future(self._event.wait())
+        try:
+            await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            work.cancel()
+            raise
+        finally:
+            stop.cancel()
+        if work.done():
+            return work.result()
+        work.cancel()
+        await asyncio.wait({work}, timeout=CLEANUP_GRACE_S)
+        raise Stopped(self.reason or "stopped")

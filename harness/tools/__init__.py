@@ -1,0 +1,1 @@
+"""Tools: the registry and its validation, the workspace confinement, and the catalogue."""

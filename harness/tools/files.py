@@ -1,0 +1,70 @@
+"""The file tools: list_files, read_file, delete_file, all confined to one workspace."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.protocols import ToolContext
+from harness.tools.base import NO_ARGUMENTS
+from harness.tools.workspace import Workspace
+
+PATH_ONLY: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"path": {"type": "string", "description": "file path relative to the workspace"}},
+    "required": ["path"],
+    "additionalProperties": False,
+}
+MAX_READ_BYTES = 1_000_000
+
+
+@dataclass
+class ListFiles:
+    workspace: Workspace
+    name: str = "list_files"
+    description: str = "List the files in the workspace with their sizes in bytes."
+    parameters: Mapping[str, Any] = field(default_factory=lambda: NO_ARGUMENTS)
+    read_only: bool = True
+    needs_approval: bool = False
+    honours_idempotency_key: bool = True
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        entries = await asyncio.to_thread(self.workspace.entries)
+        if not entries:
+            return "The workspace is empty."
+        return "\n".join(f"{e.path} ({e.size:,} bytes)" for e in entries)
+
+
+@dataclass
+class ReadFile:
+    workspace: Workspace
+    name: str = "read_file"
+    description: str = "Read a text file from the workspace."
+    parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_ONLY)
+    read_only: bool = True
+    needs_approval: bool = False
+    honours_idempotency_key: bool = True
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        data, size = await asyncio.to_thread(self.workspace.read_bytes, args["path"], MAX_READ_BYTES)
+        text = data.decode("utf-8", errors="replace")
+        if size > len(data):
+            text += f"\n[file truncated: showed {len(data):,} of {size:,} bytes]"
+        return text
+
+
+@dataclass
+class DeleteFile:
+    workspace: Workspace
+    name: str = "delete_file"
+    description: str = "Delete a file from the workspace. A person must approve each deletion."
+    parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_ONLY)
+    read_only: bool = False
+    needs_approval: bool = True
+    honours_idempotency_key: bool = False
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        await asyncio.to_thread(self.workspace.delete, args["path"])
+        return f"Deleted {args['path']}."

@@ -1,0 +1,66 @@
+"""The trace: one JSON object per line, with the run id, a sequence number and a timestamp on every line.
+
+Vocabulary: turn, tool_start, tool_progress, tool_result, approval_required, run_stopped (and
+context_trimmed when a context budget drops old turns). Tool arguments and outputs are written only
+when the caller asks for payloads.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+
+class JsonlTrace:
+    """Appends events to a file, flushed per line: a killed process leaves every line it wrote."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._handle: TextIO | None = None
+
+    def write(self, event: Mapping[str, Any]) -> None:
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        with self._lock:
+            if self._handle is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._handle = self.path.open("a", encoding="utf-8")
+            self._handle.write(line)
+            self._handle.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+
+class MemoryTrace:
+    """Keeps events in a list: for tests, experiments and the eval."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def write(self, event: Mapping[str, Any]) -> None:
+        self.events.append(dict(event))
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == kind]
+
+
+class FanoutTrace:
+    """Writes each event to several sinks."""
+
+    def __init__(self, *sinks: Any) -> None:
+        self.sinks = [s for s in sinks if s is not None]
+
+    def write(self, event: Mapping[str, Any]) -> None:
+        for sink in self.sinks:
+            sink.write(event)
+
+
+def read_trace(path: str | Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
