@@ -1,0 +1,73 @@
+"""Test doubles at the harness's seams: scripted model functions and a tool that records its runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.client import FunctionModel
+from harness.protocols import ModelReply, ToolContext
+from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
+
+Step = Callable[[int, str], AssistantMessage | str]
+
+
+def calls(*specs: tuple[str, str, Mapping[str, Any]]) -> AssistantMessage:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for call_id, name, args in specs
+        ],
+    }
+
+
+def scripted(step: Step, usage: tuple[int, int] | None = (100, 10)) -> FunctionModel:
+    """A model whose reply is `step(turn, tool_text)`, like the scripted provider, with fixed usage per reply."""
+
+    def reply(messages: list[Message], tools: list[ToolDefinition]) -> ModelReply:
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        tool_text = "\n".join(str(m["content"]) for m in messages if m["role"] == "tool")
+        out = step(turn, tool_text)
+        message: AssistantMessage = {"role": "assistant", "content": out} if isinstance(out, str) else out
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        return ModelReply(message, usage_of(*usage) if usage else None, finish)
+
+    return FunctionModel(reply)
+
+
+def script(*replies: AssistantMessage | str, usage: tuple[int, int] | None = (100, 10)) -> FunctionModel:
+    """Reply number `turn` of a fixed list."""
+    return scripted(lambda turn, _: replies[turn], usage)
+
+
+@dataclass
+class Recorder:
+    """A tool that records every run; it can be told to fail."""
+
+    name: str = "probe"
+    read_only: bool = True
+    needs_approval: bool = False
+    honours_idempotency_key: bool = False
+    fail: Exception | None = None
+    output: str = "ok"
+    description: str = "a probe"
+    parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
+    )
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        self.runs.append(args)
+        self.keys.append(ctx.idempotency_key)
+        if self.fail is not None:
+            raise self.fail
+        return self.output
+
+
+def tool_messages(messages: Sequence[Message]) -> list[Message]:
+    return [m for m in messages if m["role"] == "tool"]
