@@ -118,14 +118,13 @@ class Workspace:
                 file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
             except OSError as exc:
                 raise self.explain(exc, path) from exc
-            with os.fdopen(file_fd, "rb") as handle:
-                info = os.fstat(handle.fileno())
+            info = os.fstat(file_fd)
+            if not stat.S_ISREG(info.st_mode):
+                os.close(file_fd)
                 if stat.S_ISDIR(info.st_mode):
-                    raise ToolError(
-                        f"{path} is a folder, not a file. Call list_files to see the files in it."
-                    )
-                if not stat.S_ISREG(info.st_mode):
-                    raise PermanentToolError(f"permission denied: {path} is not a regular file")
+                    raise ToolError(f"{path} is a folder, not a file. Call list_files to see the files in it.")
+                raise PermanentToolError(f"permission denied: {path} is not a regular file")
+            with os.fdopen(file_fd, "rb") as handle:
                 return handle.read(limit), info.st_size
 
     def delete(self, path: str) -> None:

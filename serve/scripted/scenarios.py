@@ -92,6 +92,15 @@ def slow(t: Transcript) -> Reply:
     raise t.exhausted()
 
 
+def command(t: Transcript) -> Reply:
+    if t.turn == 0:
+        return asks(call("c1", "run_command", command="check"))
+    if t.turn == 1:
+        first = (t.result_of("c1") or "").splitlines()
+        return text(f"The check command finished: {first[0] if first else 'no output'}")
+    raise t.exhausted()
+
+
 def research(t: Transcript) -> Reply:
     if t.turn == 0:
         return asks(call("c1", "research", question="What does errors.log say about the timeout?"))
@@ -122,6 +131,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("repeat_write", "deletes access.log twice under two call ids, then answers", repeat_write),
     Scenario("forbidden", "reads secret.txt, which the process may not open, on every turn", forbidden),
     Scenario("slow", "calls scan_archive, then answers with its result", slow),
+    Scenario("command", "runs the operator's `check` command preset, then reports how it ended", command),
     Scenario("research", "delegates a question to the research tool, then answers with its result", research),
     Scenario("research.child", "the research child: lists, reads errors.log, answers", research_child),
     Scenario("research.child_runaway", "a research child that runs away (list_files forever)", runaway),

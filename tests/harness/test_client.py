@@ -1,0 +1,114 @@
+"""The model client: retries, error translation and reply validation, against httpx.MockTransport."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from harness.client import OpenAIClient, base_url_from_env, validate_reply
+from harness.errors import MalformedReply, ProviderRejected, ProviderUnavailable
+from harness.protocols import ModelRequest
+
+REQUEST = ModelRequest([{"role": "user", "content": "hi"}], [])
+
+
+def completion(message: dict[str, object], usage: bool = True) -> dict[str, object]:
+    body: dict[str, object] = {"model": "m", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    if usage:
+        body["usage"] = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+    return body
+
+
+def client(handler: Callable[[httpx.Request], httpx.Response]) -> OpenAIClient:
+    return OpenAIClient("http://test/v1", "m", transport=httpx.MockTransport(handler), backoff_s=0.001, max_retries=3)
+
+
+async def test_a_plain_reply_and_what_is_sent() -> None:
+    seen: list[dict[str, object]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        assert request.url.path == "/v1/chat/completions"
+        assert request.headers["authorization"] == "Bearer k"
+        return httpx.Response(200, json=completion({"role": "assistant", "content": "hello", "tool_calls": None}))
+
+    model = OpenAIClient("http://test/v1", "m", api_key="k", transport=httpx.MockTransport(handler))
+    reply = await model.complete(ModelRequest([{"role": "user", "content": "hi"}], [], max_tokens=9))
+    assert reply.message == {"role": "assistant", "content": "hello"}
+    assert reply.usage is not None and reply.usage.total_tokens == 7
+    assert seen[0] == {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 9}
+
+
+async def test_retries_429_honouring_retry_after_then_succeeds() -> None:
+    answers = [httpx.Response(429, headers={"Retry-After": "0.01"}, json={"error": {"message": "slow down"}})] * 2
+    answers.append(httpx.Response(200, json=completion({"role": "assistant", "content": "ok"})))
+    attempts = iter(answers)
+    reply = await client(lambda request: next(attempts)).complete(REQUEST)
+    assert reply.message["content"] == "ok"
+
+
+async def test_5xx_and_connection_errors_are_retried_then_reported() -> None:
+    count = 0
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        nonlocal count
+        count += 1
+        if count == 1:
+            raise httpx.ConnectError("refused")
+        return httpx.Response(503, json={"error": {"message": "overloaded"}})
+
+    with pytest.raises(ProviderUnavailable, match="503: overloaded.*after 4 attempts"):
+        await client(flaky).complete(REQUEST)
+    assert count == 4
+
+
+@pytest.mark.parametrize("status", [400, 401, 404])
+async def test_non_retryable_errors_carry_the_providers_message(status: int) -> None:
+    count = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal count
+        count += 1
+        return httpx.Response(status, json={"error": {"message": f"nope {status}", "type": "invalid_request_error"}})
+
+    with pytest.raises(ProviderRejected, match=f"provider answered {status}: nope {status}") as caught:
+        await client(handler).complete(REQUEST)
+    assert caught.value.status == status and count == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ({"model": "m", "choices": []}, "choices"),
+        ({"model": "m"}, "choices"),
+        ({"model": "m", "choices": [{"message": {"role": "user", "content": "x"}}]}, "role"),
+        ({"model": "m", "choices": [{"message": {"role": "assistant", "tool_calls": [{"id": "a"}]}}]}, "tool_calls"),
+        (
+            {"model": "m", "choices": [{"message": {"role": "assistant", "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+                {"id": "a", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}}]},
+            "duplicate tool call ids",
+        ),
+        ({"model": "m", "choices": [{"message": {"role": "assistant", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}}]}, "arguments"),
+    ],
+)  # fmt: skip
+def test_malformed_replies_are_refused_before_anything_acts(body: dict[str, object], problem: str) -> None:
+    with pytest.raises(MalformedReply, match=problem):
+        validate_reply(body)
+
+
+async def test_a_body_that_is_not_json_is_malformed() -> None:
+    with pytest.raises(MalformedReply, match="not JSON"):
+        await client(lambda request: httpx.Response(200, text="<html>")).complete(REQUEST)
+
+
+def test_base_url_from_flag_env_or_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LLM_BASE_URL", raising=False)
+    assert base_url_from_env() == "http://127.0.0.1:8000/v1"
+    monkeypatch.setenv("LLM_BASE_URL", "http://h:9/")
+    assert base_url_from_env() == "http://h:9/v1"
+    assert base_url_from_env("http://x/openai/v1") == "http://x/openai/v1"

@@ -1,0 +1,80 @@
+"""Saving and loading runs: atomic, with clear errors naming the file, and one process per run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.errors import RunInUse, RunNotFound, StateFileError
+from harness.state import new_run
+from harness.store import FileStore
+from tests.conftest import ROOT
+
+
+def test_save_then_load_is_exact(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    state = new_run("hello", system="s", model="plan")
+    state.usage.prompt_tokens = 7
+    store.save(state)
+    assert store.load(state.run_id) == state
+    assert not list(tmp_path.glob("*.tmp"))  # no temp file left behind
+
+
+def test_corrupt_file_names_the_file(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    (tmp_path / "run-bad.json").write_text('{"run_id": "run-bad", "messa')
+    with pytest.raises(StateFileError) as caught:
+        store.load("run-bad")
+    assert str(tmp_path / "run-bad.json") in str(caught.value) and "corrupt" in str(caught.value)
+
+
+def test_unknown_version_names_the_file_and_the_version(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    state = new_run("x")
+    store.save(state)
+    raw = json.loads((tmp_path / f"{state.run_id}.json").read_text())
+    raw["format_version"] = 99
+    (tmp_path / f"{state.run_id}.json").write_text(json.dumps(raw))
+    with pytest.raises(StateFileError, match=r"run-.*\.json: unknown state format version 99"):
+        store.load(state.run_id)
+
+
+def test_a_state_with_missing_fields_is_refused_clearly(tmp_path: Path) -> None:
+    (tmp_path / "r1.json").write_text(json.dumps({"format_version": 1, "run_id": "r1"}))
+    with pytest.raises(StateFileError, match="r1.json: not a valid run state"):
+        FileStore(tmp_path).load("r1")
+
+
+def test_missing_run_and_hostile_ids(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    with pytest.raises(RunNotFound):
+        store.load("nope")
+    for bad in ("../x", "/etc/passwd", "", "a/b"):
+        with pytest.raises(RunNotFound):
+            store.load(bad)
+
+
+HOLD = """
+import sys, time
+from harness.store import FileStore
+with FileStore(sys.argv[1]).lock("r1"):
+    print("held", flush=True)
+    time.sleep(30)
+"""
+
+
+def test_a_second_process_gets_run_in_use_until_the_first_dies(tmp_path: Path) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(RunInUse, match="in use by another process"), FileStore(tmp_path).lock("r1"):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with FileStore(tmp_path).lock("r1"):  # the kernel released it with the process
+        pass
