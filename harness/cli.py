@@ -22,13 +22,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness.client import OpenAIClient, base_url_from_env
 from harness.decisions import approve, reject
 from harness.errors import HarnessError
 from harness.limits import Limits, Prices
-from harness.loop import RunOptions, run
+from harness.loop import run
+from harness.options import RunOptions
 from harness.policy import ToolErrorPolicy
 from harness.state import RunState, new_run, pending
 from harness.store import FileStore
@@ -37,6 +38,7 @@ from harness.tools.catalogue import catalogue
 from harness.tools.commands import CommandPreset, load_presets, parse_preset
 from harness.tools.workspace import Workspace
 from harness.trace import FanoutTrace, JsonlTrace
+from wire.types import ToolCall
 
 EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exceeded": 4, "interrupted": 5}
 EXIT_USAGE = 2
@@ -65,7 +67,9 @@ def add_limits(parser: argparse.ArgumentParser, defaults: bool) -> None:
 
 
 def add_output(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, help=f"where runs are saved (default {DEFAULT_STATE_DIR})")
+    parser.add_argument(
+        "--state-dir", default=DEFAULT_STATE_DIR, help=f"where runs are saved (default {DEFAULT_STATE_DIR})"
+    )
     parser.add_argument("--trace", help="JSONL trace file (default: STATE_DIR/RUN_ID.trace.jsonl)")
     parser.add_argument("--trace-payloads", action="store_true", help="also trace tool arguments and outputs")
     parser.add_argument("--json", action="store_true", help="end stdout with one JSON object describing the run")
@@ -76,9 +80,13 @@ def parser() -> argparse.ArgumentParser:
         prog="harness", description=__doc__, epilog=TOOL_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = top.add_subparsers(dest="action", required=True)
-    start = commands.add_parser("run", help="start a run", epilog=TOOL_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    start = commands.add_parser(
+        "run", help="start a run", epilog=TOOL_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     start.add_argument("prompt")
-    start.add_argument("--base-url", help="OpenAI-compatible endpoint (default $LLM_BASE_URL or http://127.0.0.1:8000/v1)")
+    start.add_argument(
+        "--base-url", help="OpenAI-compatible endpoint (default $LLM_BASE_URL or http://127.0.0.1:8000/v1)"
+    )
     start.add_argument("--model", required=True, help="the model (for the scripted provider: the scenario)")
     start.add_argument("--workspace", default=".", help="the folder the tools may touch (default: .)")
     start.add_argument("--api-key-env", default="LLM_API_KEY", help="environment variable holding the API key")
@@ -87,13 +95,21 @@ def parser() -> argparse.ArgumentParser:
     add_limits(start, defaults=True)
     start.add_argument("--max-tokens", type=int, help="cap on each reply's tokens")
     start.add_argument("--price-input", type=float, default=2.00, help="USD per million input tokens (default 2.00)")
-    start.add_argument("--price-output", type=float, default=12.00, help="USD per million output tokens (default 12.00)")
+    start.add_argument(
+        "--price-output", type=float, default=12.00, help="USD per million output tokens (default 12.00)"
+    )
     start.add_argument("--dedupe", action="store_true", help="reuse results of identical read-only calls")
     start.add_argument("--dedupe-all", action="store_true", help="UNSAFE: reuse results of identical writes too")
-    start.add_argument("--tool-errors", choices=["text", "silent", "fatal"], default="text", help="how tool errors reach the model")
+    start.add_argument(
+        "--tool-errors", choices=["text", "silent", "fatal"], default="text", help="how tool errors reach the model"
+    )
     start.add_argument("--allow-writes", action="store_true", help="write_file runs without approval")
-    start.add_argument("--command", action="append", default=[], metavar="NAME=CMD", help="a run_command preset (needs approval)")
-    start.add_argument("--trusted-command", action="append", default=[], metavar="NAME=CMD", help="a preset that runs without approval")
+    start.add_argument(
+        "--command", action="append", default=[], metavar="NAME=CMD", help="a run_command preset (needs approval)"
+    )
+    start.add_argument(
+        "--trusted-command", action="append", default=[], metavar="NAME=CMD", help="a preset that runs without approval"
+    )
     start.add_argument("--commands-file", help="TOML file of [commands.NAME] presets")
     start.add_argument("--research-model", help="model for the research sub-agent (default: --model)")
     add_output(start)
@@ -150,7 +166,8 @@ class Console:
     def describe(event: Mapping[str, Any]) -> str | None:
         kind = event["type"]
         if kind == "turn":
-            return f"turn {event['turn']}: {event['prompt_tokens']} in, {event['completion_tokens']} out, {event['latency_ms']:,.0f} ms"
+            tokens = f"{event['prompt_tokens']} in, {event['completion_tokens']} out"
+            return f"turn {event['turn']}: {tokens}, {event['latency_ms']:,.0f} ms"
         if kind == "tool_start":
             return f"running {event['tool']} ({event['call_id']})"
         if kind == "tool_progress":
@@ -230,7 +247,7 @@ def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> in
         f"turns={state.turns} tools={len(state.tool_runs)} in={state.usage.prompt_tokens:,} "
         f"out={state.usage.completion_tokens:,} cost={state.usage.cost_text()} ms={wall_ms:,.0f} status={state.status}"
     )
-    print(line if as_json else line, file=sys.stderr if as_json else sys.stdout)
+    print(line, file=sys.stderr if as_json else sys.stdout)  # with --json, stdout ends with the JSON
     if state.status != "completed":
         print(f"reason: {state.reason}", file=sys.stderr)
     if state.resumable:
@@ -294,7 +311,8 @@ def command_show(args: argparse.Namespace) -> int:
         print(json.dumps(summary(state, 0.0) | {"messages": state.messages}, ensure_ascii=False))
         return 0
     for message in state.messages:
-        calls = ", ".join(f"{c['function']['name']}({c['function']['arguments']}) [{c['id']}]" for c in message.get("tool_calls", []))
+        asked = cast(list[ToolCall], message.get("tool_calls", []))
+        calls = ", ".join(f"{c['function']['name']}({c['function']['arguments']}) [{c['id']}]" for c in asked)
         print(f"{message['role']:>9}: {message.get('content') or ''}{calls}")
     print(f"status={state.status} reason={state.reason} turns={state.turns} cost={state.usage.cost_text()}")
     return 0

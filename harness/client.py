@@ -72,15 +72,13 @@ def retry_after(response: httpx.Response, attempt: int, backoff: float) -> float
 
 
 def exponential(attempt: int, backoff: float) -> float:
-    return min(MAX_RETRY_WAIT_S, backoff * 2**attempt * (1 + random.random() / 2))
+    return float(min(MAX_RETRY_WAIT_S, backoff * 2**attempt * (1 + random.random() / 2)))
 
 
 def provider_message(response: httpx.Response) -> str:
     try:
         body = response.json()
-        message = (
-            body["error"]["message"] if isinstance(body.get("error"), dict) else body.get("error") or body
-        )
+        message = body["error"]["message"] if isinstance(body.get("error"), dict) else body.get("error") or body
     except (ValueError, KeyError, TypeError, AttributeError):
         message = response.text[:500]
     return f"provider answered {response.status_code}: {message}"

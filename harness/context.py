@@ -37,17 +37,13 @@ def select(messages: Sequence[Message], budget: int | None, count: Counter) -> t
     rest = [m for i, m in enumerate(messages) if m["role"] != "system" and i != first_user]
     used = sum(count(m) for m in head)
     if used > budget:
-        raise ContextTooSmall(
-            f"the system and first user messages need {used} tokens; the context budget is {budget}"
-        )
+        raise ContextTooSmall(f"the system and first user messages need {used} tokens; the context budget is {budget}")
     kept: list[list[Message]] = []
     for unit in reversed(groups(rest)):
         cost = sum(count(m) for m in unit)
         if used + cost > budget:
             if not kept and rest:
-                raise ContextTooSmall(
-                    f"the newest turn needs {used + cost} tokens; the context budget is {budget}"
-                )
+                raise ContextTooSmall(f"the newest turn needs {used + cost} tokens; the context budget is {budget}")
             break
         kept.append(unit)
         used += cost

@@ -14,9 +14,7 @@ log = logging.getLogger(__name__)
 
 
 class Journal:
-    def __init__(
-        self, state: RunState, store: StateStore | None, trace: TraceSink | None, payloads: bool
-    ) -> None:
+    def __init__(self, state: RunState, store: StateStore | None, trace: TraceSink | None, payloads: bool) -> None:
         self.state, self.store, self.trace, self.payloads = state, store, trace, payloads
 
     def save(self) -> None:
@@ -67,17 +65,13 @@ class Journal:
     def answer(self, call: ToolCall, content: str) -> None:
         """Fill a call's slot in the transcript; whatever the harness decided about a call is written here."""
         name = call["function"]["name"]
-        self.state.messages.append(
-            {"role": "tool", "tool_call_id": call["id"], "name": name, "content": content}
-        )
+        self.state.messages.append({"role": "tool", "tool_call_id": call["id"], "name": name, "content": content})
         self.save()
 
     def decided(self, call: ToolCall, content: str) -> None:
-        """A slot filled without running the tool (an error, a refusal, a reused result)."""
+        """A slot filled without running the tool (an error, a refusal, a reused result); the loop goes on."""
         self.answer(call, content)
-        self.emit(
-            "tool_result", tool=call["function"]["name"], call_id=call["id"], ms=0.0, ok=False, ran=False
-        )
+        self.emit("tool_result", tool=call["function"]["name"], call_id=call["id"], ms=0.0, ok=False, ran=False)
 
     def ran(self, call: ToolCall, args: dict[str, Any], output: str, ok: bool, ms: float) -> None:
         state, name = self.state, call["function"]["name"]
@@ -97,9 +91,7 @@ class Journal:
 
     def result_of(self, call_id: str) -> str:
         messages = self.state.messages
-        return next(
-            str(m["content"]) for m in messages if m["role"] == "tool" and m["tool_call_id"] == call_id
-        )
+        return next(str(m["content"]) for m in messages if m["role"] == "tool" and m["tool_call_id"] == call_id)
 
     def finish(self, status: Status, reason: str, interruption: Interruption | None) -> RunState:
         state = self.state
@@ -107,7 +99,5 @@ class Journal:
         if status == "failed":
             state.error = state.error or reason
         self.save()
-        self.emit(
-            "run_stopped", status=status, reason=reason, turns=state.turns, cost_usd=state.total_cost_usd
-        )
+        self.emit("run_stopped", status=status, reason=reason, turns=state.turns, cost_usd=state.total_cost_usd)
         return state

@@ -26,9 +26,7 @@ class Prices:
     output_per_mtok: float = 12.00
 
     def cost(self, usage: ReplyUsage) -> float:
-        return (
-            usage.prompt_tokens * self.input_per_mtok + usage.completion_tokens * self.output_per_mtok
-        ) / 1e6
+        return (usage.prompt_tokens * self.input_per_mtok + usage.completion_tokens * self.output_per_mtok) / 1e6
 
 
 @dataclass
@@ -70,8 +68,4 @@ class Usage:
 
     def cost_text(self) -> str:
         known = f"${self.cost_usd:.6f}"
-        return (
-            known
-            if self.cost_known
-            else f"{known} + unknown ({self.unpriced_requests} replies without usage)"
-        )
+        return known if self.cost_known else f"{known} + unknown ({self.unpriced_requests} replies without usage)"

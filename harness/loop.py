@@ -9,36 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from harness.context import ContextTooSmall, select
 from harness.errors import NotResumable, PermanentToolError, ProviderError
 from harness.journal import Journal
-from harness.policy import Dedupe, ToolErrorPolicy, bound, may_reuse, rejection_text, signature
-from harness.protocols import Model, ModelRequest, StateStore, Tool, ToolContext, TraceSink
+from harness.options import RunOptions
+from harness.policy import bound, may_reuse, signature
+from harness.protocols import ModelRequest, Tool, ToolContext
 from harness.state import Interruption, InterruptionType, RunState, Status, digest, pending
-from harness.stop import Stopped, StopSignal
+from harness.stop import Stopped
 from harness.tools.base import Invalid, Registry, approval_needed
 from wire.types import Message, ToolCall
-
-
-@dataclass
-class RunOptions:
-    model: Model
-    store: StateStore | None = None
-    trace: TraceSink | None = None
-    signal: StopSignal = field(default_factory=StopSignal)
-    errors: ToolErrorPolicy = field(default_factory=ToolErrorPolicy)
-    dedupe: Dedupe = "off"
-    stop_when: Sequence[Callable[[RunState], bool]] = ()
-    on_progress: Callable[[str, str], None] | None = None
-    reject_text: Callable[[str, str | None], str] = rejection_text
-    max_output_chars: int = 20_000
-    max_tokens: int | None = None
-    trace_payloads: bool = False
-    count_tokens: Callable[[Message], int] | None = None  # only needed under a context budget
 
 
 @dataclass(frozen=True)
@@ -75,6 +59,10 @@ class Loop:
                     return self.journal.finish(stop.status, stop.reason, stop.interruption)
         except Stopped as exc:
             return self.journal.finish("interrupted", exc.reason, Interruption("cancelled", exc.reason))
+        except asyncio.CancelledError:  # a parent's Stop cancelled this (child) run: record it, then obey
+            reason = self.signal.reason or "cancelled"
+            self.journal.finish("interrupted", reason, Interruption("cancelled", reason))
+            raise
         finally:
             if deadline is not None:
                 deadline.cancel()
@@ -88,29 +76,37 @@ class Loop:
         return None
 
     async def settle(self, call: ToolCall) -> Stop | None:
-        name, call_id = call["function"]["name"], call["id"]
-        tool = self.tools.get(name)
-        if call_id in self.state.rejections:
-            return self.journal.decided(call, self.options.reject_text(name, self.state.rejections[call_id]))
-        if tool is None:
-            return self.journal.decided(
-                call, f"Error: unknown tool {name!r}. The tools are: {', '.join(self.tools.names())}."
-            )
-        args = self.tools.arguments(tool, call["function"]["arguments"])
-        if isinstance(args, Invalid):
-            return self.journal.decided(call, f"Error: {args.message}")
-        stop = self.gate(call, tool, args)
+        tool = self.tools.get(call["function"]["name"])
+        screened = self.screen(call, tool)
+        if isinstance(screened, str) or tool is None:
+            self.journal.decided(call, str(screened))
+            return None
+        stop = self.gate(call, tool, screened)
         if stop is not None:
             return stop
-        earlier = self.state.read_cache.get(signature(name, args))
+        earlier = self.state.read_cache.get(signature(tool.name, screened))
         if earlier is not None and may_reuse(self.options.dedupe, tool.read_only):
-            return self.journal.decided(call, self.journal.result_of(earlier))
-        return await self.execute(call, tool, args)
+            self.journal.decided(call, self.journal.result_of(earlier))
+            return None
+        return await self.execute(call, tool, screened)
+
+    def screen(self, call: ToolCall, tool: Tool | None) -> str | dict[str, Any]:
+        """The call's validated arguments, or the words for a slot the harness fills without running anything."""
+        name = call["function"]["name"]
+        if call["id"] in self.state.rejections:
+            return self.options.reject_text(name, self.state.rejections[call["id"]])
+        if tool is None:
+            return f"Error: unknown tool {name!r}. The tools are: {', '.join(self.tools.names())}."
+        args = self.tools.arguments(tool, call["function"]["arguments"])
+        return f"Error: {args.message}" if isinstance(args, Invalid) else args
 
     def gate(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
         """Stop before a call that needs a person: unapproved, or a write whose first attempt may have landed."""
         if call["id"] in self.state.started and not tool.honours_idempotency_key:
-            why = f"{tool.name} call {call['id']} started before the run stopped and may have taken effect; approve to run it again or reject it"
+            why = (
+                f"{tool.name} call {call['id']} started before the run stopped and may have taken effect; "
+                "approve to run it again or reject it"
+            )
             return self.ask_approval(call, tool, args, why)
         if approval_needed(tool, args) and self.state.approvals.get(call["id"]) != digest(args):
             return self.ask_approval(call, tool, args, f"{tool.name} needs approval before it runs")
@@ -172,9 +168,7 @@ class Loop:
             return over("interrupted", "cancelled", f"deadline of {limits.timeout_s:g}s reached")
         for condition in self.options.stop_when:
             if condition(state):
-                return over(
-                    "interrupted", "cancelled", f"stop condition {getattr(condition, '__name__', '?')} met"
-                )
+                return over("interrupted", "cancelled", f"stop condition {getattr(condition, '__name__', '?')} met")
         return None
 
     def check_budget(self, budget: float) -> Stop | None:
@@ -186,7 +180,7 @@ class Loop:
             )
         spent = self.state.total_cost_usd
         if spent >= budget:
-            why = f"spent ${spent:.6f} of a ${budget:.6f} budget (checked before each turn, so it overshoots by at most one turn)"
+            why = f"spent ${spent:.6f} of a ${budget:.6f} budget (checked before each turn: overshoot <= one turn)"
             return over("budget_exceeded", "max_budget", why)
         return None
 
@@ -201,9 +195,7 @@ class Loop:
         began = time.perf_counter()
         try:
             reply = await self.signal.race(
-                self.options.model.complete(
-                    ModelRequest(messages, self.tools.definitions(), self.options.max_tokens)
-                )
+                self.options.model.complete(ModelRequest(messages, self.tools.definitions(), self.options.max_tokens))
             )
         except ProviderError as exc:
             self.state.error = str(exc)
@@ -219,7 +211,7 @@ class Loop:
         """Refuse a whole batch that would exceed the tool-call cap; the refusal is written into every slot."""
         cap, wanted = self.state.limits.max_tool_calls, self.state.tool_calls + len(calls)
         if cap is not None and wanted > cap:
-            why = f"tool-call cap: this batch of {len(calls)} would make {wanted} calls, over the cap of {cap}; none of it ran"
+            why = f"tool-call cap: a batch of {len(calls)} would make {wanted} calls, over the cap of {cap}; none ran"
             for call in calls:
                 self.journal.decided(call, f"Not run: {why}.")
             return over("budget_exceeded", "max_budget", why)
@@ -237,6 +229,4 @@ class Loop:
         timeout = self.state.limits.timeout_s
         if timeout is None:
             return None
-        return asyncio.get_running_loop().call_later(
-            timeout, self.signal.set, f"deadline of {timeout:g}s reached"
-        )
+        return asyncio.get_running_loop().call_later(timeout, self.signal.set, f"deadline of {timeout:g}s reached")

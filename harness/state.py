@@ -14,9 +14,7 @@ from wire.types import AssistantMessage, Message, ToolCall
 
 FORMAT_VERSION = 1
 
-Status: TypeAlias = Literal[
-    "running", "completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"
-]
+Status: TypeAlias = Literal["running", "completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"]
 InterruptionType: TypeAlias = Literal["approval", "max_turns", "max_budget", "cancelled"]
 
 RESUMABLE: frozenset[Status] = frozenset({"max_turns_exceeded", "budget_exceeded", "interrupted"})
@@ -57,9 +55,7 @@ class RunState:
     approvals: dict[str, str] = field(default_factory=dict)  # call id -> digest of the approved arguments
     rejections: dict[str, str | None] = field(default_factory=dict)  # call id -> the person's reason
     started: list[str] = field(default_factory=list)  # write calls that began and have no result yet
-    read_cache: dict[str, str] = field(
-        default_factory=dict
-    )  # call signature -> call id whose result is reused
+    read_cache: dict[str, str] = field(default_factory=dict)  # call signature -> call id whose result is reused
     trace_seq: int = 0
     config: dict[str, Any] = field(default_factory=dict)  # how the CLI rebuilds model and tools on resume
     format_version: int = FORMAT_VERSION

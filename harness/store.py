@@ -83,16 +83,12 @@ def parse_state(path: Path, text: str) -> RunState:
     try:
         raw: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise StateFileError(
-            path, f"not valid JSON ({exc.msg} at line {exc.lineno}); the file is corrupt"
-        ) from exc
+        raise StateFileError(path, f"not valid JSON ({exc.msg} at line {exc.lineno}); the file is corrupt") from exc
     if not isinstance(raw, dict):
         raise StateFileError(path, "not a run state (expected a JSON object)")
     version = raw.get("format_version")
     if version != FORMAT_VERSION:
-        raise StateFileError(
-            path, f"unknown state format version {version!r}; this harness reads {FORMAT_VERSION}"
-        )
+        raise StateFileError(path, f"unknown state format version {version!r}; this harness reads {FORMAT_VERSION}")
     try:
         return RunState.from_dict(raw)
     except (TypeError, KeyError, ValueError) as exc:

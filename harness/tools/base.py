@@ -48,9 +48,7 @@ class Registry:
         try:
             Draft202012Validator.check_schema(dict(tool.parameters))
         except SchemaError as exc:
-            raise RegistryError(
-                f"tool {tool.name!r} has an invalid parameters schema: {exc.message}"
-            ) from exc
+            raise RegistryError(f"tool {tool.name!r} has an invalid parameters schema: {exc.message}") from exc
         self._tools[tool.name] = tool
         self._validators[tool.name] = Draft202012Validator(dict(tool.parameters))
 

@@ -38,7 +38,9 @@ def catalogue(
     ]
     if research_model is not None:
         child = Registry(reading_tools(workspace))
-        tools.append(Research(research_model, child, research_limits or Limits(max_turns=6, max_budget_usd=0.05), trace=trace))
+        tools.append(
+            Research(research_model, child, research_limits or Limits(max_turns=6, max_budget_usd=0.05), trace=trace)
+        )
     if presets:
         tools.append(RunCommand(workspace, presets))
     return Registry(tools)

@@ -90,6 +90,34 @@ class Captured:
         return body + (f"\n[... {self.omitted:,} more bytes omitted ...]" if self.omitted else "")
 
 
+async def leader_exited(pid: int, timeout: float) -> bool:
+    """Wait for the leader alone to exit (False on timeout).
+
+    `Process.wait()` also waits for the output pipes to close, which a grandchild holding them delays
+    for as long as it lives; a pidfd becomes readable when the leader itself exits.
+    """
+    loop = asyncio.get_running_loop()
+    exited = loop.create_future()
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+
+    def on_exit() -> None:
+        if not exited.done():
+            exited.set_result(True)
+
+    loop.add_reader(pidfd, on_exit)
+    try:
+        await asyncio.wait_for(exited, timeout)
+        return True
+    except TimeoutError:
+        return False
+    finally:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+
+
 def kill_group(pgid: int) -> None:
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -147,19 +175,19 @@ class RunCommand:
         out, err = Captured(preset.max_output_bytes), Captured(preset.max_output_bytes)
         readers = asyncio.gather(out.drain(process.stdout), err.drain(process.stderr))
         try:
-            code: int | None = await asyncio.wait_for(process.wait(), preset.timeout_s)
-        except TimeoutError:
-            code = None
+            timed_out = not await leader_exited(process.pid, preset.timeout_s)
         except BaseException:  # Stop: the run cancelled us
             kill_group(process.pid)
             readers.cancel()
             raise
         kill_group(process.pid)  # on timeout, and for children that outlived the leader
-        await process.wait()
+        code = await process.wait()
         await self.settle(readers)
         report = f"--- stdout ---\n{out.text()}\n--- stderr ---\n{err.text()}"
-        if code is None:
-            raise ToolError(f"command {preset.name} timed out after {preset.timeout_s:g}s; its process group was killed\n{report}")
+        if timed_out:
+            raise ToolError(
+                f"command {preset.name} timed out after {preset.timeout_s:g}s; its process group was killed\n{report}"
+            )
         return f"exit code: {code}\n{report}"
 
     @staticmethod

@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.limits import Limits, Prices
-from harness.loop import RunOptions, run
+from harness.loop import run
+from harness.options import RunOptions
 from harness.protocols import Model, ToolContext, TraceSink
 from harness.state import new_run
 from harness.tools.base import Registry
 
 RESEARCH_SYSTEM = (
-    "You are a research assistant. Use the tools to investigate the question, "
-    "then answer it in one or two sentences."
+    "You are a research assistant. Use the tools to investigate the question, then answer it in one or two sentences."
 )
 QUESTION: Mapping[str, Any] = {
     "type": "object",

@@ -77,9 +77,7 @@ class Workspace:
     def explain(self, exc: OSError, path: str, folder: bool = False) -> ToolError:
         """Translate an OS error into words the model can act on (or a permanent refusal)."""
         if exc.errno in (errno.ELOOP, errno.EMLINK) or self.is_link(path):
-            return PermanentToolError(
-                f"permission denied: {path} is a symbolic link, and links are never followed"
-            )
+            return PermanentToolError(f"permission denied: {path} is a symbolic link, and links are never followed")
         if exc.errno == errno.ENOENT:
             kind = "folder" if folder else "file"
             return ToolError(f"no such {kind}: {path}. Call list_files to see what exists.")
@@ -106,9 +104,7 @@ class Workspace:
         except OSError as exc:
             raise self.explain(exc, path) from exc
         if stat.S_ISLNK(info.st_mode):
-            raise PermanentToolError(
-                f"permission denied: {path} is a symbolic link, and links are never followed"
-            )
+            raise PermanentToolError(f"permission denied: {path} is a symbolic link, and links are never followed")
         return info
 
     def read_bytes(self, path: str, limit: int) -> tuple[bytes, int]:

@@ -33,9 +33,7 @@ from wire.types import (
 LATENCY_HEADER = "X-Scripted-Latency-Ms"
 
 
-def to_message(
-    reply: Reply, counter: TokenCounter, max_tokens: int | None
-) -> tuple[AssistantMessage, FinishReason]:
+def to_message(reply: Reply, counter: TokenCounter, max_tokens: int | None) -> tuple[AssistantMessage, FinishReason]:
     """The wire message for a scenario's reply; text beyond `max_tokens` is cut as a model would be."""
     calls: list[ToolCall] = [
         {
@@ -88,9 +86,7 @@ def chunks(completion: ChatCompletion, include_usage: bool) -> Iterator[ChatComp
             "function": {"name": call["function"]["name"], "arguments": ""},
         }
         yield chunk({"tool_calls": [head]})
-        yield chunk(
-            {"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]}
-        )
+        yield chunk({"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]})
     yield chunk({}, choice.finish_reason)
     if include_usage:
         yield ChatCompletionChunk(
@@ -115,9 +111,7 @@ def create_app(latency_ms: int = 0, counter: TokenCounter | None = None) -> Fast
     @app.get("/v1/models")
     async def models() -> ModelList:
         return ModelList(
-            data=[
-                ModelCard(id=s.name, owned_by="scripted", description=s.description) for s in table.values()
-            ]
+            data=[ModelCard(id=s.name, owned_by="scripted", description=s.description) for s in table.values()]
         )
 
     @app.post("/v1/chat/completions", response_model=None)
@@ -146,8 +140,6 @@ def create_app(latency_ms: int = 0, counter: TokenCounter | None = None) -> Fast
         if not body.stream:
             return completion
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
-        return StreamingResponse(
-            sse_stream(chunks(completion, include_usage)), media_type="text/event-stream"
-        )
+        return StreamingResponse(sse_stream(chunks(completion, include_usage)), media_type="text/event-stream")
 
     return app

@@ -67,9 +67,7 @@ class Transcript:
         return next((r.content for r in self.results() if r.call_id == call_id), None)
 
     def exhausted(self) -> ScriptExhausted:
-        return ScriptExhausted(
-            f"scenario {self.model!r} has no reply for turn {self.turn}: its script has run out"
-        )
+        return ScriptExhausted(f"scenario {self.model!r} has no reply for turn {self.turn}: its script has run out")
 
 
 def parse_arguments(arguments: str) -> Mapping[str, Any]:

@@ -56,7 +56,11 @@ class Recorder:
     output: str = "ok"
     description: str = "a probe"
     parameters: Mapping[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
+        default_factory=lambda: {
+            "type": "object",
+            "properties": {"x": {"type": "integer"}},
+            "additionalProperties": False,
+        }
     )
     runs: list[dict[str, Any]] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)

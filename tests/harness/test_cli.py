@@ -12,10 +12,21 @@ from tests.harness.cli_support import harness, last_json, start, trace_events
 
 
 def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[str]:
-    return ["--base-url", scripted.base_url, "--model", model, "--workspace", str(workspace), "--state-dir", str(tmp_path / "st")]
+    return [
+        "--base-url",
+        scripted.base_url,
+        "--model",
+        model,
+        "--workspace",
+        str(workspace),
+        "--state-dir",
+        str(tmp_path / "st"),
+    ]
 
 
-def test_run_prints_the_answer_a_summary_line_and_a_json_last_line(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+def test_run_prints_the_answer_a_summary_line_and_a_json_last_line(
+    scripted: Server, workspace: Path, tmp_path: Path
+) -> None:
     done = harness("run", "Which file mentions a timeout?", *base(scripted, workspace, tmp_path, "plan"), "--json")
     assert done.returncode == 0, done.stderr
     facts = last_json(done.stdout)
@@ -35,7 +46,7 @@ def test_each_ending_has_its_exit_code(scripted: Server, workspace: Path, tmp_pa
     assert capped.returncode == 3 and last_json(capped.stdout)["status"] == "max_turns_exceeded"
     assert "resumable: harness resume" in capped.stderr
     poor = harness("run", "go", *base(scripted, workspace, tmp_path, "runaway"), "--max-budget-usd", "0.002", "--json")
-    assert poor.returncode == 4 and "overshoot" in last_json(poor.stdout)["reason"]
+    assert poor.returncode == 4 and "overshoot <= one turn" in last_json(poor.stdout)["reason"]
     (workspace / "secret.txt").symlink_to("/etc/hostname")
     failed = harness("run", "go", *base(scripted, workspace, tmp_path, "forbidden"), "--json")
     assert failed.returncode == 1 and last_json(failed.stdout)["status"] == "failed"
@@ -44,7 +55,9 @@ def test_each_ending_has_its_exit_code(scripted: Server, workspace: Path, tmp_pa
 
 
 def test_approval_stops_and_resume_approves_or_rejects(scripted: Server, workspace: Path, tmp_path: Path) -> None:
-    stopped = harness("run", "Clean up", *base(scripted, workspace, tmp_path, "destructive"), "--run-id", "d1", "--json")
+    stopped = harness(
+        "run", "Clean up", *base(scripted, workspace, tmp_path, "destructive"), "--run-id", "d1", "--json"
+    )
     assert stopped.returncode == 5
     facts = last_json(stopped.stdout)
     assert facts["interruption"]["type"] == "approval" and facts["interruption"]["call_id"] == "c2"
@@ -74,7 +87,7 @@ def test_ctrl_c_interrupts_saves_and_resume_finishes(scripted: Server, workspace
     while not any(e["type"] == "tool_progress" for e in trace_events(trace)) and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
+    out, _ = process.communicate(timeout=30)
     assert process.returncode == 5
     assert last_json(out)["reason"] == "user pressed Ctrl-C"
     saved = json.loads((tmp_path / "st" / "s1.json").read_text())

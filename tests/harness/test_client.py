@@ -60,7 +60,7 @@ async def test_5xx_and_connection_errors_are_retried_then_reported() -> None:
             raise httpx.ConnectError("refused")
         return httpx.Response(503, json={"error": {"message": "overloaded"}})
 
-    with pytest.raises(ProviderUnavailable, match="503: overloaded.*after 4 attempts"):
+    with pytest.raises(ProviderUnavailable, match=r"503: overloaded.*after 4 attempts"):
         await client(flaky).complete(REQUEST)
     assert count == 4
 

@@ -51,13 +51,18 @@ def completed_runs(events: list[Event]) -> list[str]:
 
 
 def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
-    return ["--base-url", provider.base_url, "--model", model, "--workspace", str(workspace), "--state-dir", str(state_dir), "--run-id", run_id, "--json"]  # fmt: skip
+    return [
+        *("--base-url", provider.base_url, "--model", model, "--workspace", str(workspace)),
+        *("--state-dir", str(state_dir), "--run-id", run_id, "--json"),
+    ]
 
 
 KILL_POINTS: dict[str, Callable[[list[Event]], bool]] = {
     "after the model's reply": lambda events: any(e["type"] == "turn" and e["turn"] == 2 for e in events),
     "after a tool result": lambda events: any(e["type"] == "tool_result" and e["call_id"] == "c1" for e in events),
-    "after the second tool result": lambda events: any(e["type"] == "tool_result" and e["call_id"] == "c2" for e in events),
+    "after the second tool result": lambda events: any(
+        e["type"] == "tool_result" and e["call_id"] == "c2" for e in events
+    ),
 }
 
 
@@ -65,30 +70,50 @@ KILL_POINTS: dict[str, Callable[[list[Event]], bool]] = {
 def test_killed_plan_resumes_without_rerunning_tools_or_repaying_turns(
     slow_provider: Server, workspace: Path, tmp_path: Path, point: str
 ) -> None:
-    baseline = last_json(harness("run", "Which file mentions a timeout?", *common(slow_provider, workspace, tmp_path / "a", "plan", "whole")).stdout)
+    baseline = last_json(
+        harness(
+            "run", "Which file mentions a timeout?", *common(slow_provider, workspace, tmp_path / "a", "plan", "whole")
+        ).stdout
+    )
     trace = tmp_path / "b" / "k.trace.jsonl"
-    kill_when(["run", "Which file mentions a timeout?", *common(slow_provider, workspace, tmp_path / "b", "plan", "k")], trace, KILL_POINTS[point])
+    kill_when(
+        ["run", "Which file mentions a timeout?", *common(slow_provider, workspace, tmp_path / "b", "plan", "k")],
+        trace,
+        KILL_POINTS[point],
+    )
     resumed = harness("resume", "k", "--state-dir", str(tmp_path / "b"), "--json")
     assert resumed.returncode == 0, resumed.stderr
     final = last_json(resumed.stdout)
     runs = completed_runs(trace_events(trace))
     assert sorted(runs) == ["c1", "c2"]  # each tool ran to completion exactly once, across both processes
     assert final["tool_runs"] == baseline["tool_runs"] == ["list_files", "read_file:errors.log"]
-    assert (final["turns"], final["cost_usd"], final["answer"]) == (baseline["turns"], baseline["cost_usd"], baseline["answer"])
+    assert (final["turns"], final["cost_usd"], final["answer"]) == (
+        baseline["turns"],
+        baseline["cost_usd"],
+        baseline["answer"],
+    )
     turns = [e["turn"] for e in trace_events(trace) if e["type"] == "turn"]
     assert turns == sorted(set(turns))  # no turn was paid for twice
 
 
-def test_a_kill_during_a_write_tool_is_never_silently_rerun(slow_provider: Server, workspace: Path, tmp_path: Path) -> None:
+def test_a_kill_during_a_write_tool_is_never_silently_rerun(
+    slow_provider: Server, workspace: Path, tmp_path: Path
+) -> None:
     marker = workspace / "runs.txt"
     preset = f"check=sh -c 'echo ran >> {marker}; sleep 3; echo done'"
     args = [*common(slow_provider, workspace, tmp_path / "st", "command", "w"), "--trusted-command", preset]
     trace = tmp_path / "st" / "w.trace.jsonl"
-    kill_when(["run", "Run the check", *args], trace, lambda events: any(e["type"] == "tool_start" for e in events) and marker.exists())
+    kill_when(
+        ["run", "Run the check", *args],
+        trace,
+        lambda events: any(e["type"] == "tool_start" for e in events) and marker.exists(),
+    )
     resumed = harness("resume", "w", "--state-dir", str(tmp_path / "st"), "--json")
     facts = last_json(resumed.stdout)
     assert resumed.returncode == 5 and facts["interruption"]["type"] == "approval"
     assert "may have taken effect" in facts["reason"] and marker.read_text() == "ran\n"
-    rejected = harness("resume", "w", "--state-dir", str(tmp_path / "st"), "--reject", "c1", "--reason", "it already ran", "--json")
+    rejected = harness(
+        "resume", "w", "--state-dir", str(tmp_path / "st"), "--reject", "c1", "--reason", "it already ran", "--json"
+    )
     assert rejected.returncode == 0 and marker.read_text() == "ran\n"  # ran once, never silently again
     assert "declined" in last_json(rejected.stdout)["answer"]

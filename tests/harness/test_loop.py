@@ -12,7 +12,8 @@ from harness.client import FunctionModel
 from harness.decisions import approve, reject
 from harness.errors import NotResumable, PermanentToolError, ProviderRejected, ToolError
 from harness.limits import Limits
-from harness.loop import RunOptions, run
+from harness.loop import run
+from harness.options import RunOptions
 from harness.policy import ToolErrorPolicy
 from harness.protocols import ModelReply
 from harness.state import RunState, new_run, pending
@@ -102,7 +103,9 @@ RECOVER = scripted(
         if turn == 0
         else "I could not read the file, so I do not know."
         if "Call list_files" not in text
-        else [calls(("c2", "list_files", {})), calls(("c3", "read_file", {"path": "errors.log"})), "errors.log."][turn - 1]
+        else [calls(("c2", "list_files", {})), calls(("c3", "read_file", {"path": "errors.log"})), "errors.log."][
+            turn - 1
+        ]
     )
 )
 
@@ -164,7 +167,11 @@ async def test_unknown_tool_and_bad_arguments_become_error_results_and_never_run
 
 async def test_dedupe_reuses_reads_but_never_writes_unless_told() -> None:
     reader, writer = Recorder(name="reader"), Recorder(name="writer", read_only=False)
-    model = script(calls(("r1", "reader", {"x": 1}), ("w1", "writer", {})), calls(("r2", "reader", {"x": 1}), ("w2", "writer", {})), "done")
+    model = script(
+        calls(("r1", "reader", {"x": 1}), ("w1", "writer", {})),
+        calls(("r2", "reader", {"x": 1}), ("w2", "writer", {})),
+        "done",
+    )
     result = await run(state(), Registry([reader, writer]), RunOptions(model=model, dedupe="reads"))
     assert len(reader.runs) == 1 and len(writer.runs) == 2
     slots = {m["tool_call_id"]: m["content"] for m in tool_messages(result.messages)}
@@ -190,7 +197,11 @@ async def test_approval_stops_before_the_call_and_approve_lets_it_run(workspace:
     trace = MemoryTrace()
     stopped = await run(state(), files(workspace), RunOptions(model=DESTRUCTIVE, trace=trace))
     assert stopped.status == "interrupted" and stopped.interruption is not None
-    assert (stopped.interruption.type, stopped.interruption.call_id, stopped.interruption.tool) == ("approval", "c2", "delete_file")
+    assert (stopped.interruption.type, stopped.interruption.call_id, stopped.interruption.tool) == (
+        "approval",
+        "c2",
+        "delete_file",
+    )
     assert stopped.interruption.args == {"path": "access.log"}
     assert (workspace / "access.log").exists() and stopped.turns == 2
     assert trace.of("approval_required")[0]["call_id"] == "c2"
@@ -274,12 +285,15 @@ async def test_context_budget_drops_whole_old_turns_and_keeps_the_question() -> 
 
     def model(messages: list[dict[str, object]], tools: object) -> ModelReply:
         seen.append(messages)
-        turn = sum(1 for m in messages if m["role"] == "assistant")
         message = calls((f"c{len(seen)}", "probe", {})) if len(seen) < 6 else {"role": "assistant", "content": "done"}
         return ModelReply(message, usage_of(1, 1), "stop")  # type: ignore[arg-type]
 
     probe = Recorder(output="x" * 400)
-    result = await run(state(context_tokens=400), Registry([probe]), RunOptions(model=FunctionModel(model), count_tokens=lambda m: len(json.dumps(m)) // 4))  # type: ignore[arg-type]
+    result = await run(
+        state(context_tokens=400),
+        Registry([probe]),
+        RunOptions(model=FunctionModel(model), count_tokens=lambda m: len(json.dumps(m)) // 4),
+    )  # type: ignore[arg-type]
     assert result.status == "completed"
     last = seen[-1]
     assert last[0]["role"] == "system" and last[1]["content"] == "Which file mentions a timeout?"
@@ -292,7 +306,11 @@ async def test_context_budget_drops_whole_old_turns_and_keeps_the_question() -> 
 async def test_context_budget_too_small_for_the_newest_turn_stops_with_a_reason() -> None:
     probe = Recorder(output="x" * 4000)
     model = script(calls(("c1", "probe", {})), "done")
-    result = await run(state(context_tokens=200), Registry([probe]), RunOptions(model=model, count_tokens=lambda m: len(json.dumps(m)) // 4))  # type: ignore[arg-type]
+    result = await run(
+        state(context_tokens=200),
+        Registry([probe]),
+        RunOptions(model=model, count_tokens=lambda m: len(json.dumps(m)) // 4),
+    )  # type: ignore[arg-type]
     assert result.status == "budget_exceeded" and "context budget" in (result.reason or "")
 
 
@@ -303,13 +321,19 @@ async def test_stop_conditions_and_deadline_stop_with_their_own_reasons(workspac
     runaway = scripted(lambda turn, _: calls((f"c{turn}", "list_files", {})))
     result = await run(state(), files(workspace), RunOptions(model=runaway, stop_when=[two_turns]))
     assert result.status == "interrupted" and result.reason == "stop condition two_turns met" and result.turns == 2
-    slow = await run(state(max_turns=None, timeout_s=0.3), files(workspace), RunOptions(model=scripted(lambda t, _: calls((f"s{t}", "scan_archive", {})))))
+    slow = await run(
+        state(max_turns=None, timeout_s=0.3),
+        files(workspace),
+        RunOptions(model=scripted(lambda t, _: calls((f"s{t}", "scan_archive", {})))),
+    )
     assert slow.status == "interrupted" and slow.reason == "deadline of 0.3s reached"
 
 
 async def test_tool_output_is_bounded_head_and_tail() -> None:
     probe = Recorder(output="A" * 5000 + "B" * 5000)
-    result = await run(state(), Registry([probe]), RunOptions(model=script(calls(("c1", "probe", {})), "ok"), max_output_chars=1000))
+    result = await run(
+        state(), Registry([probe]), RunOptions(model=script(calls(("c1", "probe", {})), "ok"), max_output_chars=1000)
+    )
     slot = tool_messages(result.messages)[0]["content"]
     assert slot.startswith("A" * 500) and slot.endswith("B" * 500) and "9,000 characters omitted" in slot
 
@@ -320,14 +344,22 @@ async def test_trace_lines_carry_run_id_sequence_and_time_and_no_payload_unless_
     assert all(e["run_id"] == result.run_id and isinstance(e["ts"], float) for e in trace.events)
     assert [e["seq"] for e in trace.events] == list(range(1, len(trace.events) + 1))
     turn = trace.of("turn")[0]
-    assert (turn["prompt_tokens"], turn["completion_tokens"], turn["total_tokens"], turn["finish"]) == (100, 10, 110, "tool_calls")
+    assert (turn["prompt_tokens"], turn["completion_tokens"], turn["total_tokens"], turn["finish"]) == (
+        100,
+        10,
+        110,
+        "tool_calls",
+    )
     assert turn["cost_usd"] == pytest.approx(0.00032) and turn["latency_ms"] >= 0
     assert all("args" not in e and "output" not in e for e in trace.events)
     stopped = trace.of("run_stopped")[0]
     assert (stopped["status"], stopped["turns"]) == ("completed", 3)
     loud = MemoryTrace()
     await run(state(), files(workspace), RunOptions(model=PLAN, trace=loud, trace_payloads=True))
-    assert loud.of("tool_start")[1]["args"] == {"path": "errors.log"} and "timed out" in loud.of("tool_result")[1]["output"]
+    assert (
+        loud.of("tool_start")[1]["args"] == {"path": "errors.log"}
+        and "timed out" in loud.of("tool_result")[1]["output"]
+    )
 
 
 async def test_a_failing_trace_sink_never_changes_the_outcome(workspace: Path) -> None:

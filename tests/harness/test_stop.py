@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 from harness.client import FunctionModel
-from harness.loop import RunOptions, run
+from harness.loop import run
+from harness.options import RunOptions
 from harness.protocols import ModelReply
 from harness.state import new_run
 from harness.stop import StopSignal

@@ -45,7 +45,7 @@ def test_unknown_version_names_the_file_and_the_version(tmp_path: Path) -> None:
 
 def test_a_state_with_missing_fields_is_refused_clearly(tmp_path: Path) -> None:
     (tmp_path / "r1.json").write_text(json.dumps({"format_version": 1, "run_id": "r1"}))
-    with pytest.raises(StateFileError, match="r1.json: not a valid run state"):
+    with pytest.raises(StateFileError, match=r"r1\.json: not a valid run state"):
         FileStore(tmp_path).load("r1")
 
 

@@ -1,0 +1,31 @@
+"""How a run is driven: the model, where its state and trace go, its Stop signal and its policies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from harness.policy import Dedupe, ToolErrorPolicy, rejection_text
+from harness.protocols import Model, StateStore, TraceSink
+from harness.state import RunState
+from harness.stop import StopSignal
+from wire.types import Message
+
+
+@dataclass
+class RunOptions:
+    """Everything about a run that is not its state. Limits live in the state, so they survive a restart."""
+
+    model: Model
+    store: StateStore | None = None
+    trace: TraceSink | None = None
+    signal: StopSignal = field(default_factory=StopSignal)
+    errors: ToolErrorPolicy = field(default_factory=ToolErrorPolicy)
+    dedupe: Dedupe = "off"
+    stop_when: Sequence[Callable[[RunState], bool]] = ()
+    on_progress: Callable[[str, str], None] | None = None
+    reject_text: Callable[[str, str | None], str] = rejection_text
+    max_output_chars: int = 20_000
+    max_tokens: int | None = None
+    trace_payloads: bool = False
+    count_tokens: Callable[[Message], int] | None = None  # only needed under a context budget
