@@ -1,0 +1,276 @@
+"""The scripted provider over loopback, through the official openai client."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from openai import OpenAI
+
+from tests.conftest import Server
+from tests.serve.scripted_driver import TOOLS, drive, folder_tools, trajectory
+from wire.tokens import o200k
+
+
+@pytest.fixture(scope="module")
+def client(scripted: Server) -> Iterator[OpenAI]:
+    with OpenAI(base_url=scripted.base_url, api_key="unused", max_retries=0) as c:
+        yield c
+
+
+def fixed(results: dict[str, str]) -> Any:
+    return lambda name, args: results.get(f"{name}:{args.get('path', '')}", results.get(name, ""))
+
+
+def test_plan(client: OpenAI, workspace: Path) -> None:
+    steps = trajectory(drive(client, "plan", "Which file mentions a timeout?", folder_tools(workspace)))
+    assert steps == [
+        "list_files({})",
+        'read_file({"path":"errors.log"})',
+        "errors.log mentions a timeout: ERROR worker 7 timed out after 30000 ms",
+    ]
+
+
+def test_runaway_never_answers_and_uses_fresh_ids(client: OpenAI) -> None:
+    replies = drive(client, "runaway", "go", fixed({}), max_turns=6)
+    assert all(r.tool_calls[0].function.name == "list_files" for r in replies) and len(replies) == 6
+    assert [r.tool_calls[0].id for r in replies] == ["c1", "c2", "c3", "c4", "c5", "c6"]
+
+
+def test_recover_corrects_itself_only_when_told_what_happened(client: OpenAI, workspace: Path) -> None:
+    told = trajectory(drive(client, "recover", "q", folder_tools(workspace)))
+    assert told == [
+        'read_file({"path":"timeout.log"})',
+        "list_files({})",
+        'read_file({"path":"errors.log"})',
+        "errors.log mentions a timeout.",
+    ]
+    silent = trajectory(drive(client, "recover", "q", fixed({"read_file:timeout.log": "Error: something went wrong."})))
+    assert silent == ['read_file({"path":"timeout.log"})', "I could not read the file, so I do not know."]
+
+
+@pytest.mark.parametrize(
+    ("slot", "answer"),
+    [
+        ("Deleted access.log.", "Deleted access.log to free space."),
+        (
+            "Not run: the user declined this delete_file call, so nothing was done.",
+            "I did not delete anything: you declined the deletion.",
+        ),
+        ("", "Deleted access.log to free space."),
+    ],
+)
+def test_destructive_answer_reflects_the_words_in_the_slot(client: OpenAI, slot: str, answer: str) -> None:
+    steps = trajectory(
+        drive(
+            client,
+            "destructive",
+            "tidy up",
+            fixed({"list_files": "access.log (10 bytes)", "delete_file:access.log": slot}),
+        )
+    )
+    assert steps == ["list_files({})", 'delete_file({"path":"access.log"})', answer]
+
+
+def test_repeat_and_repeat_write_ask_twice_under_two_ids(client: OpenAI) -> None:
+    reads = drive(client, "repeat", "q", fixed({"read_file:errors.log": "x"}))
+    assert (
+        trajectory(reads)[:2] == ['read_file({"path":"errors.log"})'] * 2
+        and reads[0].tool_calls[0].id != reads[1].tool_calls[0].id
+    )
+    writes = trajectory(drive(client, "repeat_write", "q", fixed({})))
+    assert writes == ['delete_file({"path":"access.log"})'] * 2 + ["Deleted access.log."]
+    assert trajectory(drive(client, "single_read", "q", fixed({}))) == [
+        'read_file({"path":"errors.log"})',
+        "errors.log mentions a timeout.",
+    ]
+
+
+def test_forbidden_retries_forever_slow_and_command_answer(client: OpenAI) -> None:
+    assert (
+        trajectory(drive(client, "forbidden", "q", fixed({}), max_turns=4)) == ['read_file({"path":"secret.txt"})'] * 4
+    )
+    assert trajectory(drive(client, "slow", "q", fixed({"scan_archive": "scanned 1200 files"}))) == [
+        "scan_archive({})",
+        "The archive scan finished: scanned 1200 files",
+    ]
+    assert (
+        trajectory(drive(client, "command", "q", fixed({"run_command": "exit code: 0\nok"})))[1]
+        == "The check command finished: exit code: 0"
+    )
+
+
+def test_research_parent_and_children(client: OpenAI, workspace: Path) -> None:
+    parent = trajectory(drive(client, "research", "q", fixed({"research": "errors.log says worker 7 timed out"})))
+    assert parent == [
+        'research({"question":"What does errors.log say about the timeout?"})',
+        "Research says: errors.log says worker 7 timed out",
+    ]
+    child = trajectory(drive(client, "research.child", "q", folder_tools(workspace)))
+    assert child[-1].startswith("errors.log mentions a timeout")
+    assert len(drive(client, "research.child_runaway", "q", fixed({}), max_turns=5)) == 5
+
+
+def test_token_counts_match_tiktoken_under_the_documented_convention(client: OpenAI) -> None:
+    encoding = o200k()
+
+    def count(value: object) -> int:
+        return len(encoding.encode(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)))
+
+    messages: list[Any] = [
+        {"role": "system", "content": "Be brief. ✓"},
+        {"role": "user", "content": "Which file mentions a timeout?"},
+    ]
+    first = client.chat.completions.create(model="plan", messages=messages, tools=TOOLS)  # type: ignore[arg-type]
+    assert first.usage is not None
+    assert first.usage.prompt_tokens == sum(map(count, messages)) + sum(map(count, TOOLS))
+    calls = [c.model_dump() for c in first.choices[0].message.tool_calls or []]
+    assert first.usage.completion_tokens == count(calls)
+    assert first.usage.total_tokens == first.usage.prompt_tokens + first.usage.completion_tokens
+    messages += [
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "c1", "content": "errors.log (9 bytes)"},
+    ]
+    messages += [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path":"errors.log"}'},
+                }
+            ],
+        }
+    ]
+    messages += [{"role": "tool", "tool_call_id": "c2", "content": "worker 7 timed out after 30000 ms"}]
+    last = client.chat.completions.create(model="plan", messages=messages)  # type: ignore[arg-type]
+    assert last.usage is not None and last.usage.prompt_tokens == sum(map(count, messages))
+    assert last.usage.completion_tokens == count(last.choices[0].message.content)
+
+
+def test_streaming_gives_chunks_with_tool_call_deltas_and_usage(client: OpenAI) -> None:
+    messages: Any = [{"role": "user", "content": "Which file mentions a timeout?"}]
+    stream = client.chat.completions.create(
+        model="plan", messages=messages, tools=TOOLS, stream=True, stream_options={"include_usage": True}
+    )  # type: ignore[arg-type]
+    chunks = list(stream)
+    deltas = [c.choices[0].delta for c in chunks if c.choices]
+    name = "".join(d.tool_calls[0].function.name or "" for d in deltas if d.tool_calls and d.tool_calls[0].function)
+    args = "".join(
+        d.tool_calls[0].function.arguments or "" for d in deltas if d.tool_calls and d.tool_calls[0].function
+    )
+    assert (name, args) == ("list_files", "{}")
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+    plain = client.chat.completions.create(model="plan", messages=messages, tools=TOOLS)  # type: ignore[arg-type]
+    assert chunks[-1].usage == plain.usage and not chunks[-1].choices
+    text_stream = client.chat.completions.create(
+        model="solve", messages=[{"role": "user", "content": "What is the weather?"}], stream=True
+    )
+    text = "".join(c.choices[0].delta.content or "" for c in text_stream if c.choices)
+    assert text == "I can only answer plain questions about the files in the workspace."
+
+
+def test_a_second_server_process_gives_the_same_reply(scripted: Server) -> None:
+    other = Server("serve.scripted")
+    try:
+        body = {"model": "plan", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "errors.log (3 bytes)"}], "tools": TOOLS}  # fmt: skip
+        first = httpx.post(f"{scripted.base_url}/chat/completions", json=body).json()
+        second = httpx.post(f"{other.base_url}/chat/completions", json=body).json()
+        assert (first["id"], first["choices"], first["usage"]) == (second["id"], second["choices"], second["usage"])
+        assert first["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "read_file"
+    finally:
+        other.stop()
+
+
+def test_latency_injection_server_wide_and_per_request(scripted: Server) -> None:
+    slow = Server("serve.scripted", "--latency-ms", "300")
+    body = {"model": "plan", "messages": [{"role": "user", "content": "q"}]}
+    try:
+        began = time.monotonic()
+        assert httpx.post(f"{slow.base_url}/chat/completions", json=body).status_code == 200
+        assert time.monotonic() - began >= 0.3
+        began = time.monotonic()
+        httpx.post(f"{slow.base_url}/chat/completions", json=body, headers={"X-Scripted-Latency-Ms": "0"})
+        assert time.monotonic() - began < 0.25
+    finally:
+        slow.stop()
+    with httpx.Client() as http:  # the wait is async: two delayed requests overlap
+        began = time.monotonic()
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            list(
+                pool.map(
+                    lambda _: http.post(
+                        f"{scripted.base_url}/chat/completions", json=body, headers={"X-Scripted-Latency-Ms": "400"}
+                    ),
+                    range(4),
+                )
+            )
+        assert time.monotonic() - began < 1.2
+
+
+def test_models_lists_every_scenario_with_a_description(client: OpenAI) -> None:
+    models = {m.id: m for m in client.models.list()}
+    for name in (
+        "plan",
+        "runaway",
+        "recover",
+        "destructive",
+        "repeat",
+        "repeat_write",
+        "forbidden",
+        "slow",
+        "research",
+        "solve",
+    ):
+        assert name in models and models[name].model_extra and models[name].model_extra["description"]
+
+
+def test_unknown_scenario_is_a_404_listing_the_valid_ones(client: OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(model="nope", messages=[{"role": "user", "content": "q"}])
+    error = caught.value.body
+    assert isinstance(error, dict) and error["code"] == "model_not_found" and "plan" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"{not json",
+        b"[]",
+        json.dumps({"messages": [{"role": "user", "content": "q"}]}).encode(),
+        json.dumps({"model": "plan", "messages": []}).encode(),
+        json.dumps({"model": "plan", "messages": [{"role": "wizard", "content": "q"}]}).encode(),
+        json.dumps({"model": "plan", "messages": [{"role": "user"}]}).encode(),
+        json.dumps({"model": "plan", "messages": [{"role": "user", "content": "q"}], "max_tokens": -1}).encode(),
+        json.dumps({"model": "plan", "messages": [{"role": "user", "content": "q"}], "temperature": "hot"}).encode(),
+    ],
+)
+def test_malformed_bodies_get_a_400_with_an_openai_error(scripted: Server, body: bytes) -> None:
+    response = httpx.post(
+        f"{scripted.base_url}/chat/completions", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_request_error" and response.json()["error"]["message"]
+
+
+def test_a_script_that_has_run_out_says_so(scripted: Server) -> None:
+    messages = [{"role": "user", "content": "q"}] + [{"role": "assistant", "content": "x"}] * 3
+    response = httpx.post(f"{scripted.base_url}/chat/completions", json={"model": "plan", "messages": messages})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "script_exhausted"
+    assert "has no reply for turn 3" in response.json()["error"]["message"]
+
+
+def test_healthz(scripted: Server) -> None:
+    assert httpx.get(f"{scripted.url}/healthz").json()["status"] == "ok"
