@@ -9,8 +9,14 @@ from typing import Any
 
 from openai import OpenAI
 
+
+def tool(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    schema = {"type": "object", "properties": params}
+    return {"type": "function", "function": {"name": name, "description": f"{name} tool", "parameters": schema}}
+
+
 TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {"name": name, "description": f"{name} tool", "parameters": {"type": "object", "properties": params}}}
+    tool(name, params)
     for name, params in [
         ("list_files", {}),
         ("read_file", {"path": {"type": "string"}}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -181,9 +182,13 @@ def test_streaming_gives_chunks_with_tool_call_deltas_and_usage(client: OpenAI) 
 def test_a_second_server_process_gives_the_same_reply(scripted: Server) -> None:
     other = Server("serve.scripted")
     try:
-        body = {"model": "plan", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": "errors.log (3 bytes)"}], "tools": TOOLS}  # fmt: skip
+        listed = {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}
+        messages = [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": None, "tool_calls": [listed]},
+            {"role": "tool", "tool_call_id": "c1", "content": "errors.log (3 bytes)"},
+        ]
+        body = {"model": "plan", "messages": messages, "tools": TOOLS}
         first = httpx.post(f"{scripted.base_url}/chat/completions", json=body).json()
         second = httpx.post(f"{other.base_url}/chat/completions", json=body).json()
         assert (first["id"], first["choices"], first["usage"]) == (second["id"], second["choices"], second["usage"])
@@ -204,19 +209,12 @@ def test_latency_injection_server_wide_and_per_request(scripted: Server) -> None
         assert time.monotonic() - began < 0.25
     finally:
         slow.stop()
-    with httpx.Client() as http:  # the wait is async: two delayed requests overlap
+    delayed = {"X-Scripted-Latency-Ms": "400"}
+    with httpx.Client() as http, ThreadPoolExecutor(4) as pool:  # the wait is async: delayed requests overlap
         began = time.monotonic()
-        import concurrent.futures
-
-        with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            list(
-                pool.map(
-                    lambda _: http.post(
-                        f"{scripted.base_url}/chat/completions", json=body, headers={"X-Scripted-Latency-Ms": "400"}
-                    ),
-                    range(4),
-                )
-            )
+        list(
+            pool.map(lambda _: http.post(f"{scripted.base_url}/chat/completions", json=body, headers=delayed), range(4))
+        )
         assert time.monotonic() - began < 1.2
 
 
