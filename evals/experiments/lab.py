@@ -1,0 +1,136 @@
+"""What every experiment shares: the scripted provider, fresh workspaces, one-call runs, tables, invariants."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.workspace import default_workspace
+from harness.cli import SYSTEM_PROMPT
+from harness.client import OpenAIClient
+from harness.limits import Limits
+from harness.loop import run
+from harness.options import RunOptions
+from harness.state import RunState, new_run
+from harness.tools.archive import ScanArchive
+from harness.tools.base import Registry
+from harness.tools.files import DeleteFile, ListFiles, ReadFile
+from harness.tools.workspace import Workspace
+from harness.trace import MemoryTrace
+
+TASK = "Which file mentions a timeout?"
+
+
+class InvariantFailed(AssertionError):
+    """An experiment's number is not what the harness promises."""
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise InvariantFailed(message)
+
+
+@dataclass
+class Table:
+    title: str
+    columns: Sequence[str]
+    rows: list[Sequence[object]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, *row: object) -> None:
+        self.rows.append(row)
+
+    def cells(self) -> list[list[str]]:
+        return [[cell if isinstance(cell, str) else fmt(cell) for cell in row] for row in self.rows]
+
+    def text(self) -> str:
+        cells = [list(self.columns), *self.cells()]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(self.columns))]
+        lines = [
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in cells
+        ]
+        lines.insert(1, "  ".join("-" * width for width in widths))
+        return "\n".join([self.title, *lines, *self.notes])
+
+    def markdown(self) -> str:
+        def escape(cell: str) -> str:
+            return cell.replace("|", "\\|").replace("\n", " ")
+
+        head = "| " + " | ".join(self.columns) + " |"
+        rule = "| " + " | ".join("---" for _ in self.columns) + " |"
+        body = ["| " + " | ".join(escape(c) for c in row) + " |" for row in self.cells()]
+        notes = [f"\n{note}" for note in self.notes]
+        return "\n".join([f"### {self.title}", "", head, rule, *body, *notes])
+
+
+def fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:,.6f}" if value < 1 else f"{value:,.1f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def usd(value: float) -> str:
+    return f"${value:.6f}"
+
+
+@dataclass
+class Outcome:
+    state: RunState
+    trace: MemoryTrace
+    wall_ms: float
+    workspace: Path
+
+    @property
+    def prompt_tokens_per_turn(self) -> list[int]:
+        return [e["prompt_tokens"] for e in self.trace.of("turn") if e["run_id"] == self.state.run_id]
+
+    @property
+    def answer(self) -> str:
+        return self.state.answer or ""
+
+
+@dataclass
+class Lab:
+    base_url: str
+    root: Path
+    counter: int = 0
+
+    def workspace(self) -> Path:
+        self.counter += 1
+        return default_workspace(self.root / f"ws{self.counter}")
+
+    @staticmethod
+    def tools(workspace: Path, approve_deletes: bool = True) -> Registry:
+        """The catalogue the scripted scenarios are written against."""
+        ws = Workspace(workspace)
+        return Registry([ListFiles(ws), ReadFile(ws), DeleteFile(ws, needs_approval=approve_deletes), ScanArchive()])
+
+    def client(self, model: str, latency_ms: int | None = None) -> OpenAIClient:
+        headers = {"X-Scripted-Latency-Ms": str(latency_ms)} if latency_ms is not None else None
+        return OpenAIClient(self.base_url, model, headers=headers)
+
+    async def run(
+        self,
+        model: str,
+        prompt: str = TASK,
+        *,
+        limits: Limits | None = None,
+        workspace: Path | None = None,
+        tools: Registry | None = None,
+        latency_ms: int | None = None,
+        state: RunState | None = None,
+        **options: Any,
+    ) -> Outcome:
+        where = workspace or self.workspace()
+        trace = options.pop("trace", None) or MemoryTrace()
+        start = state or new_run(prompt, system=SYSTEM_PROMPT, model=model, limits=limits or Limits())
+        async with self.client(model, latency_ms) as client:
+            began = time.perf_counter()
+            final = await run(start, tools or self.tools(where), RunOptions(model=client, trace=trace, **options))
+            wall = (time.perf_counter() - began) * 1000
+        return Outcome(final, trace, wall, where)
