@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable
 from typing import TypeVar
@@ -45,7 +46,10 @@ class StopSignal:
 
     async def race(self, awaitable: Awaitable[T]) -> T:
         """Await `awaitable` unless Stop comes first, in which case it is cancelled and Stopped raised."""
-        self.check()
+        if self.is_set:
+            if inspect.iscoroutine(awaitable):
+                awaitable.close()  # never started, so nothing to cancel; closing it keeps asyncio quiet
+            self.check()
         work = asyncio.ensure_future(awaitable)
         stop = asyncio.ensure_future(self._event.wait())
         try:
