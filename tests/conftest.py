@@ -31,11 +31,14 @@ def scripted() -> Iterator[Server]:
     server.stop()
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
+def default_files(root: Path) -> Path:
+    root.mkdir(parents=True)
     (root / "errors.log").write_text(ERRORS_LOG)
     (root / "access.log").write_text(ACCESS_LOG)
     (root / "notes.txt").write_text(NOTES)
     return root
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return default_files(tmp_path / "ws")

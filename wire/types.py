@@ -95,6 +95,7 @@ class ChatCompletionRequest(BaseModel):
     top_p: float | None = Field(default=None, gt=0, le=1)
     stop: str | list[str] | None = None
     seed: int | None = None
+    parallel_tool_calls: bool | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
 
