@@ -142,12 +142,13 @@ class Loop:
 
     def failure(self, tool: Tool, exc: Exception) -> Stop | None:
         if isinstance(exc, PermanentToolError) and self.options.errors.stop_on_permanent:
-            self.state.error = str(exc)
-            return Stop("failed", f"{tool.name} failed and retrying cannot help: {exc}")
-        if self.options.errors.mode == "fatal":
-            self.state.error = str(exc)
-            return Stop("failed", f"{tool.name} failed: {exc}")
-        return None
+            reason = f"{tool.name} failed and retrying cannot help: {exc}"
+        elif self.options.errors.mode == "fatal":
+            reason = f"{tool.name} failed: {exc}"
+        else:
+            return None
+        self.state.error, self.state.error_source = str(exc), "tool"
+        return Stop("failed", reason)
 
     def context_for(self, call: ToolCall, tool: Tool) -> ToolContext:
         def progress(label: str) -> None:
@@ -198,7 +199,7 @@ class Loop:
                 self.options.model.complete(ModelRequest(messages, self.tools.definitions(), self.options.max_tokens))
             )
         except ProviderError as exc:
-            self.state.error = str(exc)
+            self.state.error, self.state.error_source = str(exc), "provider"
             return Stop("failed", str(exc))
         self.journal.reply(reply, (time.perf_counter() - began) * 1000)
         calls = reply.message.get("tool_calls", [])

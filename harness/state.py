@@ -16,6 +16,7 @@ FORMAT_VERSION = 1
 
 Status: TypeAlias = Literal["running", "completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"]
 InterruptionType: TypeAlias = Literal["approval", "max_turns", "max_budget", "cancelled"]
+ErrorSource: TypeAlias = Literal["provider", "tool"]
 
 RESUMABLE: frozenset[Status] = frozenset({"max_turns_exceeded", "budget_exceeded", "interrupted"})
 """A run that ended this way has a valid transcript and can go on; `completed` and `failed` cannot."""
@@ -45,6 +46,7 @@ class RunState:
     reason: str | None = None
     interruption: Interruption | None = None
     error: str | None = None
+    error_source: ErrorSource | None = None  # what failed a `failed` run: the model provider or a tool
     turns: int = 0
     tool_calls: int = 0  # calls the harness accepted (ran, reused or answered with an error)
     tool_runs: list[str] = field(default_factory=list)  # `name` or `name:path`, one per execution

@@ -91,7 +91,9 @@ async def test_provider_rejection_fails_the_run_with_the_providers_message(works
         raise ProviderRejected("provider answered 401: invalid api key", 401)
 
     result = await run(state(), files(workspace), RunOptions(model=FunctionModel(refuse)))
-    assert result.status == "failed" and "invalid api key" in (result.reason or "")
+    assert (
+        result.status == "failed" and "invalid api key" in (result.reason or "") and result.error_source == "provider"
+    )
     assert result.error == result.reason and not result.resumable
     with pytest.raises(NotResumable):
         await run(result, files(workspace), RunOptions(model=PLAN))
@@ -140,7 +142,11 @@ async def test_permanent_error_stops_instead_of_retrying_to_the_cap() -> None:
     probe = Recorder(fail=PermanentToolError("permission denied: secret.txt"))
     forever = scripted(lambda turn, _: calls((f"c{turn}", "probe", {})))
     stopped = await run(state(max_turns=12), Registry([probe]), RunOptions(model=forever))
-    assert stopped.status == "failed" and "retrying cannot help" in (stopped.reason or "")
+    assert (
+        stopped.status == "failed"
+        and "retrying cannot help" in (stopped.reason or "")
+        and stopped.error_source == "tool"
+    )
     assert len(probe.runs) == 1 and stopped.turns == 1
     probe.runs.clear()
     options = RunOptions(model=forever, errors=ToolErrorPolicy(stop_on_permanent=False))

@@ -1,0 +1,91 @@
+"""Which providers an eval runs against, and starting (then stopping) the default servers when they are down."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from evals.runner import Provider
+from evals.servers import ServerProcess, free_port, healthy
+from harness.client import base_url_from_env
+from models.registry import QWEN, SMOLLM2
+from models.weights import available
+
+SCRIPTED_URL = "http://127.0.0.1:8001/v1"
+
+
+class ProviderError(ValueError):
+    """A --provider value that cannot be used."""
+
+
+def root_of(base_url: str) -> str:
+    return base_url.rstrip("/").removesuffix("/v1")
+
+
+def first_model(base_url: str) -> str:
+    try:
+        return str(httpx.get(f"{base_url.rstrip('/')}/models", timeout=10).json()["data"][0]["id"])
+    except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+        raise ProviderError(f"cannot ask {base_url} which model it serves ({exc}); give one with model=NAME") from exc
+
+
+def parse_provider(spec: str) -> Provider:
+    """NAME=URL[,model=M]"""
+    name, sep, rest = spec.partition("=")
+    if not sep or not name or not rest:
+        raise ProviderError(f"--provider expects NAME=URL[,model=M], got {spec!r}")
+    url, *options = rest.split(",")
+    settings = dict(option.partition("=")[::2] for option in options)
+    unknown = set(settings) - {"model"}
+    if unknown:
+        raise ProviderError(f"--provider {spec!r}: unknown option {', '.join(sorted(unknown))} (only model=...)")
+    base_url = base_url_from_env(url)
+    return Provider(name, base_url, settings.get("model") or first_model(base_url))
+
+
+def say(message: str) -> None:
+    print(f"eval: {message}", file=sys.stderr, flush=True)
+
+
+def scripted_provider(stack: ExitStack, logs: Path) -> Provider:
+    if healthy(root_of(SCRIPTED_URL)):
+        return Provider("scripted", SCRIPTED_URL, "solve")
+    server = stack.enter_context(ServerProcess("serve.scripted", log=logs / "scripted.log"))
+    say(f"started the scripted provider on {server.base_url}")
+    return Provider("scripted", server.base_url, "solve")
+
+
+def local_provider(stack: ExitStack, logs: Path) -> Provider:
+    base_url = base_url_from_env(None)
+    if healthy(root_of(base_url)):
+        return Provider("local", base_url, first_model(base_url))
+    spec = QWEN if available(QWEN) else SMOLLM2
+    if spec is SMOLLM2:
+        say("Qwen2.5-0.5B-Instruct is not cached and cannot be downloaded here, so the local side runs the bundled "
+            "SmolLM2-135M-Instruct instead: a much smaller model, expect weaker answers")  # fmt: skip
+    wanted = urlsplit(base_url).port or 8000
+    port = wanted if not healthy(f"http://127.0.0.1:{wanted}") and port_free(wanted) else free_port()
+    say(f"starting the local model server ({spec.name}) on port {port}; the first start may download or load weights")
+    server = stack.enter_context(ServerProcess("serve.llama", "--model", spec.name, port=port, log=logs / "llama.log"))
+    return Provider("local", server.base_url, spec.name)
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def resolve(specs: list[str], stack: ExitStack, logs: Path) -> list[Provider]:
+    if specs:
+        return [parse_provider(spec) for spec in specs]
+    logs.mkdir(parents=True, exist_ok=True)
+    return [scripted_provider(stack, logs), local_provider(stack, logs)]

@@ -1,0 +1,173 @@
+"""Reports: the console tables, the side-by-side comparison, and the files in the results folder."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from evals.runner import TaskResult, aggregate
+
+
+def mark(result: TaskResult) -> str:
+    return "ok " if result.correct else "ERR" if result.harness_error else "-- "
+
+
+def clip(text: str | None, width: int = 70) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def provider_table(name: str, results: list[TaskResult], trials: int) -> list[str]:
+    lines = [f"== {name} ({results[0].model}) =="]
+    width = max(len(r.prompt) for r in results)
+    for r in results:
+        failure = f"  [{r.failure}: {r.why}]" if r.failure else ""
+        lines.append(
+            f"{mark(r)} turns={r.turns} tools={len(r.tool_runs)} wall={r.wall_ms:>9,.0f}ms  "
+            f'{r.prompt:<{width}} -> "{clip(r.answer)}"{failure}'
+        )
+    total = aggregate(results, trials)
+    lines.append(
+        f"TOTAL turns={total['turns']} toolruns={total['tool_runs']} wall={total['wall_ms']:,.0f}ms "
+        f"mean turn={total['turn_ms_mean'] or 0:,.0f}ms p50={total['turn_ms_p50'] or 0:,.0f}ms "
+        f"p95={total['turn_ms_p95'] or 0:,.0f}ms  correct {total['correct']}/{total['scored']}"
+        + (f"  pass^{trials}={total['pass_hat_k']:.2f}" if trials > 1 else "")
+        + (
+            f"  harness/provider errors={total['harness_or_provider_errors']}"
+            if total["harness_or_provider_errors"]
+            else ""
+        )
+    )
+    return lines
+
+
+def by_provider(results: list[TaskResult]) -> dict[str, list[TaskResult]]:
+    grouped: dict[str, list[TaskResult]] = {}
+    for r in results:
+        grouped.setdefault(r.provider, []).append(r)
+    return grouped
+
+
+def outcome(results: list[TaskResult]) -> str:
+    right = sum(r.correct for r in results)
+    turns = sum(r.turns for r in results) / len(results)
+    return f"{right}/{len(results)} right, {turns:.1f} turns, {sum(r.wall_ms for r in results) / len(results):,.0f}ms"
+
+
+def comparison(results: list[TaskResult]) -> list[str]:
+    """Tasks side by side across providers; those whose outcome differs first."""
+    grouped = by_provider(results)
+    names = list(grouped)
+    tasks = list(dict.fromkeys(r.task for r in results))
+    rows = []
+    for task in tasks:
+        cells = [outcome([r for r in grouped[n] if r.task == task]) for n in names]
+        differs = len({c.split(",")[0] for c in cells}) > 1
+        rows.append((not differs, task, cells, differs))
+    rows.sort(key=lambda row: row[0])
+    lines = ["== side by side (tasks whose outcome differs first) ==", " | ".join(["task", *names])]
+    lines += [" | ".join([("* " if differs else "  ") + task, *cells]) for _, task, cells, differs in rows]
+    return lines
+
+
+def console(results: list[TaskResult], trials: int) -> str:
+    parts = [line for name, rs in by_provider(results).items() for line in [*provider_table(name, rs, trials), ""]]
+    return "\n".join(parts + comparison(results))
+
+
+def summary(
+    results: list[TaskResult], trials: int, suite: str, settings: dict[str, Any], manifest: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "suite": suite,
+        "settings": settings,
+        "manifest": manifest,
+        "providers": {name: aggregate(rs, trials) for name, rs in by_provider(results).items()},
+        "results": [{k: v for k, v in asdict(r).items() if k != "turn_log"} for r in results],
+    }
+
+
+def write_turns(path: Path, results: list[TaskResult]) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for r in results:
+            for turn in r.turn_log:
+                out.write(
+                    json.dumps(
+                        {"provider": r.provider, "model": r.model, "task": r.task, "trial": r.trial, **asdict(turn)}
+                    )
+                    + "\n"
+                )
+
+
+def markdown(results: list[TaskResult], data: dict[str, Any], trials: int) -> str:
+    machine = data["manifest"]
+    lines = [
+        f"# Eval: suite `{data['suite']}`",
+        "",
+        f"Git revision `{machine['git_revision']}`, {machine['cpu']} ({machine['cores']} cores), "
+        f"Python {machine['python']}.",
+        "",
+    ]
+    for name, rs in by_provider(results).items():
+        total = data["providers"][name]
+        lines += [
+            f"## {name} (`{rs[0].model}`)",
+            "",
+            "| task | correct | turns | tools | tokens in/out | wall ms | answer |",
+        ]
+        lines.append("|---|---|---|---|---|---|---|")
+        for r in rs:
+            verdict = "yes" if r.correct else f"no ({r.failure})"
+            answer = clip(r.answer, 60).replace("|", "/")
+            lines.append(
+                f"| {r.task} | {verdict} | {r.turns} | {len(r.tool_runs)} | {r.prompt_tokens}/{r.completion_tokens} "
+                f"| {r.wall_ms:,.0f} | {answer} |"
+            )
+        latency = f"mean turn {total['turn_ms_mean']} ms, p50 {total['turn_ms_p50']}, p95 {total['turn_ms_p95']}"
+        lines += [
+            "",
+            f"Correct {total['correct']}/{total['scored']}; {latency}; total wall {total['wall_ms']:,.0f} ms.",
+            "",
+        ]
+    lines += ["## Side by side", "", "```", *comparison(results), "```", "", "![per-turn latency](latency.png)", ""]
+    return "\n".join(lines)
+
+
+def chart(path: Path, results: list[TaskResult]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 4.5))
+    for offset, (name, rs) in enumerate(by_provider(results).items()):
+        points = [(t.index, t.latency_ms) for r in rs for t in r.turn_log]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            axes.scatter([x + (offset - 0.5) * 0.15 for x in xs], ys, label=f"{name} ({rs[0].model})", alpha=0.7)
+    axes.set_xlabel("turn index")
+    axes.set_ylabel("model latency per turn (ms, log scale)")
+    axes.set_yscale("log")
+    axes.set_title("Per-turn latency by provider")
+    axes.legend()
+    axes.grid(True, alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def write_all(out: Path, results: list[TaskResult], trials: int, data: dict[str, Any]) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    files = {
+        "turns": out / "turns.jsonl",
+        "summary": out / "summary.json",
+        "report": out / "report.md",
+        "chart": out / "latency.png",
+    }
+    write_turns(files["turns"], results)
+    files["summary"].write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    files["report"].write_text(markdown(results, data, trials), encoding="utf-8")
+    chart(files["chart"], results)
+    return list(files.values())
