@@ -95,10 +95,15 @@ def locate(spec: ModelSpec, gguf: str | Path | None = None, fetch: bool = True) 
     return download(spec.source)
 
 
-def available(spec: ModelSpec) -> bool:
-    """Whether `locate` would succeed without a download attempt being needed or failing."""
+def on_disk(spec: ModelSpec) -> bool:
+    """Whether the weights are here already (packaged or cached), without any network."""
     try:
         locate(spec, fetch=False)
         return True
     except ModelUnavailable:
-        return not offline() and isinstance(spec.source, HubFile) and hub_reachable()
+        return False
+
+
+def available(spec: ModelSpec) -> bool:
+    """On disk, or a Hub model that can be downloaded now."""
+    return on_disk(spec) or (not offline() and isinstance(spec.source, HubFile) and hub_reachable())
