@@ -17,6 +17,7 @@ import time
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from evals import report
 from evals.compare import compare
@@ -29,14 +30,19 @@ from models.errors import ModelsError
 
 
 class ProgressBar:
-    def __init__(self, stream=sys.stderr) -> None:  # type: ignore[no-untyped-def]
-        self.stream, self.began = stream, time.monotonic()
+    """A bar redrawn in place on a terminal; one line per task when stderr is a file or a pipe."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream, self.began, self.live = stream, time.monotonic(), stream.isatty()
 
     def __call__(self, done: int, total: int, label: str) -> None:
         filled = int(30 * done / max(1, total))
         elapsed = time.monotonic() - self.began
-        line = f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} {elapsed:6.1f}s  {label[:60]:<60}"
-        self.stream.write(line + ("\n" if done == total else ""))
+        line = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} {elapsed:6.1f}s  {label[:60]:<60}"
+        if self.live:
+            self.stream.write("\r" + line + ("\n" if done == total else ""))
+        else:
+            self.stream.write(line.rstrip() + "\n")
         self.stream.flush()
 
 

@@ -16,7 +16,6 @@ class Truth:
     names: frozenset[str] = frozenset()
     count: int | None = None
     quote: str | None = None
-    every_file: bool = False
     expect_yes: bool | None = None
 
 
@@ -42,4 +41,4 @@ def truth_for(check: Check, workspace: Path) -> Truth:
         sizes = {name: (workspace / name).stat().st_size for name in files}
         top = max(sizes.values())
         return Truth(names=frozenset(n for n, s in sizes.items() if s == top))
-    return Truth(names=frozenset(files), every_file=True)
+    return Truth(names=frozenset(files))

@@ -60,9 +60,6 @@ class FileStore:
             raise StateFileError(path, f"cannot read the state file ({exc})") from exc
         return parse_state(path, text)
 
-    def run_ids(self) -> list[str]:
-        return sorted(p.stem for p in self.directory.glob("*.json"))
-
     @contextmanager
     def lock(self, run_id: str) -> Iterator[None]:
         """Hold the run for this process; a second holder gets RunInUse. The kernel drops it if we die."""

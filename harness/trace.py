@@ -60,7 +60,3 @@ class FanoutTrace:
     def write(self, event: Mapping[str, Any]) -> None:
         for sink in self.sinks:
             sink.write(event)
-
-
-def read_trace(path: str | Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]

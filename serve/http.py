@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterable
 
 import uvicorn
@@ -67,10 +66,6 @@ async def sse_stream(chunks: Iterable[BaseModel] | AsyncIterator[BaseModel]) -> 
         for chunk in chunks:
             yield sse_event(chunk)
     yield sse_event("[DONE]")
-
-
-def json_line(obj: object) -> str:
-    return json.dumps(obj, separators=(",", ":"))
 
 
 def run_server(app: FastAPI, host: str, port: int) -> None:

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
         flush=True,
     )
-    run_server(create_app(Served(engine, spec.name, spec.quantisation)), args.host, args.port)
+    run_server(create_app(Served(engine, spec.name, spec.quantisation, spec.dialect)), args.host, args.port)
     return 0
 
 

@@ -47,6 +47,7 @@ class Served:
     engine: Engine
     name: str
     quantisation: str = ""
+    dialect: str = "hermes"
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     worker: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="llama"))
     grammars: chat.Grammars = field(default_factory=chat.Grammars)
@@ -61,6 +62,7 @@ class Served:
             "loaded": True,
             "file": str(engine.gguf),
             "quantisation": self.quantisation,
+            "tool_call_dialect": self.dialect,
             "context": engine.n_ctx,
             "threads": engine.threads,
             "prompt_cache": {
