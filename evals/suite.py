@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals.workspace import DEFAULT_FILES, generated_files, write_files
+from wire.types import first_error
 
 SUITES = Path(__file__).parent / "suites"
 DEFAULT_SUITE = SUITES / "default.json"
@@ -73,9 +74,7 @@ def load_suite(path: str | Path) -> Suite:
     try:
         suite = Suite.model_validate(raw)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(p) for p in error["loc"])
-        raise SuiteError(f"{path}: {field}: {error['msg']}") from exc
+        raise SuiteError(f"{path}: {first_error(exc)}") from exc
     checks_need = {"quotes_file": "path", "names_file": "files_matching", "yes_names_file": "files_matching"}
     for index, task in enumerate(suite.tasks):
         needed = checks_need.get(task.check.kind)

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from harness.errors import MalformedReply, ProviderRejected, ProviderUnavailable
 from harness.protocols import ModelReply, ModelRequest
-from wire.types import AssistantMessage, ChatCompletion, Message, ToolDefinition
+from wire.types import AssistantMessage, ChatCompletion, Message, ToolDefinition, first_error
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 RETRYABLE = {408, 409, 429, 500, 502, 503, 504}
@@ -45,9 +45,7 @@ def validate_reply(payload: Any) -> ModelReply:
     try:
         completion = ChatCompletion.model_validate(payload)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise MalformedReply(f"malformed reply from the provider: {where}: {first['msg']}") from exc
+        raise MalformedReply(f"malformed reply from the provider: {first_error(exc)}") from exc
     choice = completion.choices[0]
     message: AssistantMessage = dict(choice.message)  # type: ignore[assignment]
     ids = [call["id"] for call in message.get("tool_calls", [])]

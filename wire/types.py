@@ -11,7 +11,7 @@ import time
 import uuid
 from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias  # pydantic needs these on 3.11
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import TypedDict
 
 
@@ -205,6 +205,27 @@ class ErrorDetail(BaseModel):
 
 class ErrorBody(BaseModel):
     error: ErrorDetail
+
+
+def tool_call_deltas(calls: list[ToolCall]) -> list[Delta]:
+    """How a streamed reply carries its tool calls: the id and name first, then the arguments."""
+    deltas: list[Delta] = []
+    for index, call in enumerate(calls):
+        head: ToolCallDelta = {
+            "index": index,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }
+        deltas.append({"tool_calls": [head]})
+        deltas.append({"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]})
+    return deltas
+
+
+def first_error(exc: ValidationError) -> str:
+    """`field.path: message` of a validation error's first problem."""
+    error = exc.errors()[0]
+    return f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
 
 
 def completion_id() -> str:

@@ -26,6 +26,7 @@ from wire.types import (
     ModelCard,
     ModelList,
     completion_id,
+    tool_call_deltas,
     usage_of,
 )
 
@@ -142,17 +143,8 @@ class Served:
             generation = await job
             message, finish, parsed = chat.reply(generation, prompt, plan)
             self.malformed_tool_calls += parsed.malformed
-            for index, call in enumerate(message.get("tool_calls", [])):
-                head = {
-                    "index": index,
-                    "id": call["id"],
-                    "type": "function",
-                    "function": {"name": call["function"]["name"], "arguments": ""},
-                }
-                yield chunks.delta({"tool_calls": [head]})
-                yield chunks.delta(
-                    {"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]}
-                )
+            for delta in tool_call_deltas(message.get("tool_calls", [])):
+                yield chunks.delta(dict(delta))
             yield chunks.delta({}, finish)
             if body.stream_options and body.stream_options.include_usage:
                 yield chunks.usage(

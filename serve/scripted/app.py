@@ -27,6 +27,7 @@ from wire.types import (
     ModelList,
     ToolCall,
     Usage,
+    tool_call_deltas,
     usage_of,
 )
 
@@ -78,15 +79,8 @@ def chunks(completion: ChatCompletion, include_usage: bool) -> Iterator[ChatComp
     content = message.get("content") or ""
     for start in range(0, len(content), 16):
         yield chunk({"content": content[start : start + 16]})
-    for index, call in enumerate(message.get("tool_calls", [])):
-        head = {
-            "index": index,
-            "id": call["id"],
-            "type": "function",
-            "function": {"name": call["function"]["name"], "arguments": ""},
-        }
-        yield chunk({"tool_calls": [head]})
-        yield chunk({"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]})
+    for delta in tool_call_deltas(message.get("tool_calls", [])):
+        yield chunk(dict(delta))
     yield chunk({}, choice.finish_reason)
     if include_usage:
         yield ChatCompletionChunk(
