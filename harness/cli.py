@@ -177,7 +177,7 @@ class Console:
         return None
 
 
-def build(state: RunState, trace: Any) -> tuple[OpenAIClient, Registry, RunOptions]:
+def build(state: RunState, trace: Any) -> tuple[list[OpenAIClient], Registry, RunOptions]:
     config = state.config
     api_key = os.environ.get(config.get("api_key_env") or "LLM_API_KEY")
     client = OpenAIClient(config["base_url"], state.model, api_key=api_key)
@@ -197,14 +197,14 @@ def build(state: RunState, trace: Any) -> tuple[OpenAIClient, Registry, RunOptio
         dedupe=config.get("dedupe", "off"),
         max_tokens=config.get("max_tokens"),
     )
-    return client, tools, options
+    return [client, research], tools, options
 
 
 async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> RunState:
     trace_path = args.trace or store.directory / f"{state.run_id}.trace.jsonl"
     sink = JsonlTrace(trace_path)
     trace = FanoutTrace(sink, Console(quiet=False))
-    client, tools, options = build(state, trace)
+    clients, tools, options = build(state, trace)
     options.store, options.trace_payloads = store, args.trace_payloads
     loop = asyncio.get_running_loop()
     for signum, why in ((signal.SIGINT, "user pressed Ctrl-C"), (signal.SIGTERM, "terminated")):
@@ -214,7 +214,8 @@ async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> 
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        await client.aclose()
+        for client in clients:
+            await client.aclose()
         sink.close()
 
 

@@ -93,6 +93,8 @@ class Served:
         """Queue for the model, then generate in its thread; the lock is held until llama.cpp is really done."""
         sampling = chat.sampling(body, plan)
         async with self.lock:
+            if cancel.is_set():  # the client left while it waited in the queue: no prefill for nobody
+                return Generation("", finish="cancelled")
             job = asyncio.get_running_loop().run_in_executor(
                 self.worker, self.engine.generate, prompt, sampling, plan.grammar, cancel, on_text
             )
