@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,7 +10,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from evals.runner import Provider
-from evals.servers import ServerProcess, free_port, healthy
+from evals.servers import ServerProcess, free_port, healthy, port_free
 from harness.client import base_url_from_env
 from models.registry import QWEN, SMOLLM2
 from models.weights import available
@@ -73,15 +72,6 @@ def local_provider(stack: ExitStack, logs: Path) -> Provider:
     say(f"starting the local model server ({spec.name}) on port {port}; the first start may download or load weights")
     server = stack.enter_context(ServerProcess("serve.llama", "--model", spec.name, port=port, log=logs / "llama.log"))
     return Provider("local", server.base_url, spec.name)
-
-
-def port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def resolve(specs: list[str], stack: ExitStack, logs: Path) -> list[Provider]:

@@ -25,6 +25,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def healthy(url: str, timeout: float = 1.0) -> bool:
     """True when `url` (scheme://host:port) answers /healthz with 200."""
     try:

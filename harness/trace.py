@@ -60,3 +60,16 @@ class FanoutTrace:
     def write(self, event: Mapping[str, Any]) -> None:
         for sink in self.sinks:
             sink.write(event)
+
+
+def read_trace(path: str | Path) -> list[dict[str, Any]]:
+    """The events in a trace file, up to a line a live writer has not finished yet (none if there is no file)."""
+    events: list[dict[str, Any]] = []
+    if not Path(path).exists():
+        return events
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    return events

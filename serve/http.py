@@ -58,13 +58,9 @@ def sse_event(payload: BaseModel | str) -> str:
     return f"data: {data}\n\n"
 
 
-async def sse_stream(chunks: Iterable[BaseModel] | AsyncIterator[BaseModel]) -> AsyncIterator[str]:
-    if isinstance(chunks, AsyncIterator):
-        async for chunk in chunks:
-            yield sse_event(chunk)
-    else:
-        for chunk in chunks:
-            yield sse_event(chunk)
+async def sse_stream(chunks: Iterable[BaseModel]) -> AsyncIterator[str]:
+    for chunk in chunks:
+        yield sse_event(chunk)
     yield sse_event("[DONE]")
 
 

@@ -15,23 +15,13 @@ from typing import Any
 from evals.experiments.lab import Lab, Table, check, usd
 from evals.servers import PROJECT_ROOT, ServerProcess
 from harness.store import FileStore
+from harness.trace import read_trace
 
 LATENCY_MS = "200"  # a window for the kill while the harness waits for turn 3
 
 
 def harness(*args: str) -> list[str]:
     return [sys.executable, "-m", "harness", *args]
-
-
-def events(path: Path) -> list[dict[str, Any]]:
-    lines = path.read_text().splitlines() if path.exists() else []
-    out = []
-    for line in lines:
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
-    return out
 
 
 def run_cli(args: list[str]) -> dict[str, Any]:
@@ -44,7 +34,7 @@ def kill_after_second_tool(args: list[str], trace: Path) -> None:
     process = subprocess.Popen(harness(*args), cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
-        if any(e["type"] == "tool_result" and e["call_id"] == "c2" for e in events(trace)):
+        if any(e["type"] == "tool_result" and e["call_id"] == "c2" for e in read_trace(trace)):
             os.kill(process.pid, signal.SIGKILL)
             break
         time.sleep(0.005)
@@ -70,7 +60,7 @@ def measure(lab: Lab, server: ServerProcess) -> Table:
     kill_after_second_tool(["run", "Which file mentions a timeout?", *common, "--run-id", "killed"], trace)
     restored = FileStore(state_dir).load("killed")
     final = run_cli(["resume", "killed", "--state-dir", str(state_dir), "--json"])
-    ran_all = [e["call_id"] for e in events(trace) if e["type"] == "tool_result" and e.get("ran")]
+    ran_all = [e["call_id"] for e in read_trace(trace) if e["type"] == "tool_result" and e.get("ran")]
     table = Table("8. kill and resume", ["run", "turns", "cost", "status", "tool runs"])
     table.add(
         "process died after turn 2",

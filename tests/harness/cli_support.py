@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT
@@ -37,15 +36,3 @@ def start(*args: str) -> subprocess.Popen[str]:
 def last_json(out: str) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
-
-
-def trace_events(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    events = []
-    for line in path.read_text().splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:  # a line being written when we looked
-            break
-    return events

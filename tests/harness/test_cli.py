@@ -7,8 +7,9 @@ import signal
 import time
 from pathlib import Path
 
+from harness.trace import read_trace
 from tests.conftest import Server
-from tests.harness.cli_support import harness, last_json, start, trace_events
+from tests.harness.cli_support import harness, last_json, start
 
 
 def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[str]:
@@ -84,7 +85,7 @@ def test_ctrl_c_interrupts_saves_and_resume_finishes(scripted: Server, workspace
     process = start("run", "Scan", *base(scripted, workspace, tmp_path, "slow"), "--run-id", "s1", "--json")
     trace = tmp_path / "st" / "s1.trace.jsonl"
     deadline = time.monotonic() + 30
-    while not any(e["type"] == "tool_progress" for e in trace_events(trace)) and time.monotonic() < deadline:
+    while not any(e["type"] == "tool_progress" for e in read_trace(trace)) and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=30)
@@ -101,7 +102,7 @@ def test_a_run_in_use_refuses_a_second_process(scripted: Server, workspace: Path
     process = start("run", "Scan", *base(scripted, workspace, tmp_path, "slow"), "--run-id", "busy")
     trace = tmp_path / "st" / "busy.trace.jsonl"
     deadline = time.monotonic() + 30
-    while not trace_events(trace) and time.monotonic() < deadline:
+    while not read_trace(trace) and time.monotonic() < deadline:
         time.sleep(0.05)
     second = harness("resume", "busy", "--state-dir", str(tmp_path / "st"))
     process.send_signal(signal.SIGINT)

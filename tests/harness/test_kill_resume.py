@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from harness.trace import read_trace
 from tests.conftest import Server
-from tests.harness.cli_support import harness, last_json, start, trace_events
+from tests.harness.cli_support import harness, last_json, start
 
 Event = dict[str, Any]
 
@@ -33,7 +34,7 @@ def kill_when(args: list[str], trace: Path, condition: Callable[[list[Event]], b
     process = start(*args)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        events = trace_events(trace)
+        events = read_trace(trace)
         if condition(events):
             os.kill(process.pid, signal.SIGKILL)
             process.communicate(timeout=30)
@@ -84,7 +85,7 @@ def test_killed_plan_resumes_without_rerunning_tools_or_repaying_turns(
     resumed = harness("resume", "k", "--state-dir", str(tmp_path / "b"), "--json")
     assert resumed.returncode == 0, resumed.stderr
     final = last_json(resumed.stdout)
-    runs = completed_runs(trace_events(trace))
+    runs = completed_runs(read_trace(trace))
     assert sorted(runs) == ["c1", "c2"]  # each tool ran to completion exactly once, across both processes
     assert final["tool_runs"] == baseline["tool_runs"] == ["list_files", "read_file:errors.log"]
     assert (final["turns"], final["cost_usd"], final["answer"]) == (
@@ -92,7 +93,7 @@ def test_killed_plan_resumes_without_rerunning_tools_or_repaying_turns(
         baseline["cost_usd"],
         baseline["answer"],
     )
-    turns = [e["turn"] for e in trace_events(trace) if e["type"] == "turn"]
+    turns = [e["turn"] for e in read_trace(trace) if e["type"] == "turn"]
     assert turns == sorted(set(turns))  # no turn was paid for twice
 
 
