@@ -1,21 +1,28 @@
-"""The Hermes tool-call dialect Qwen speaks: tools in a <tools> block, calls in <tool_call> JSON blocks.
+"""The Hermes tool-call dialect the Qwen family speaks, with every variant the family really writes.
 
-For a template that renders tools itself (Qwen's), messages are only reshaped (arguments as JSON objects,
-never double-encoded strings). For a template without tool support (SmolLM2's), the same Hermes text is
-written by us: the tools go into the system message, past calls into the assistant's text, results into
-a user turn of <tool_response> blocks, exactly as Qwen's template would render them.
+Rendering: for a template that renders tools itself (Qwen's), messages are only reshaped (arguments as
+JSON objects, never double-encoded strings). For a template without tool support (SmolLM2's), the same
+Hermes text is written by us: tools in the system message, past calls as <tool_call> blocks, results as
+<tool_response> blocks, exactly as Qwen's template would render them.
+
+Parsing: a reply is a tool call if it is (a) one or more <tool_call> blocks (text around them stays
+content), (b) one or more bare {"name": ..., "arguments": ...} objects making up the whole reply,
+(c) such objects, or a list of them, inside a ```json fence (text before the fence stays content), or
+(d) any of these with doubled braces ({{"name": ...}}). Only names of the tools offered count; anything
+else stays text, so a model that answers a JSON question with JSON is not turned into a call.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 BLOCK = re.compile(re.escape(OPEN) + r"(.*?)" + re.escape(CLOSE), re.DOTALL)
+FENCE = re.compile(r"^(?P<before>.*?)```(?:json|JSON)?[ \t]*\n?(?P<body>.*?)```\s*$", re.DOTALL)
 DEFAULT_SYSTEM = "You are a helpful assistant."
 PREAMBLE = (
     "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -26,6 +33,14 @@ INSTRUCTIONS = (
     "<tool_call></tool_call> XML tags:\n"
     '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
 )
+# How a reply that is a call can begin, with whitespace removed: a fence, a list, doubled braces, then the name key.
+ANCHORED_OPENINGS = tuple(
+    f'{fence}{bracket}{{{brace}"name":'
+    for fence in ("", "```", "```json", "```JSON")
+    for bracket in ("", "[")
+    for brace in ("", "{")
+)
+Opening = Literal["no", "maybe", "anchored", "tagged"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +56,7 @@ class Parsed:
     malformed: int = 0
 
 
+# --- rendering ---------------------------------------------------------------------------------------------
 def tools_block(tools: Sequence[Mapping[str, Any]]) -> str:
     return PREAMBLE + "".join("\n" + json.dumps(tool, ensure_ascii=False) for tool in tools) + INSTRUCTIONS
 
@@ -104,32 +120,102 @@ def written_messages(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapp
     return [{k: v for k, v in m.items() if k != "tool_results"} for m in out]
 
 
-def parse_block(body: str) -> ParsedCall | None:
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError:
-        return None
+# --- recognising a call as it is written ------------------------------------------------------------------
+def opening(text: str) -> Opening:
+    """Whether a reply written so far is a call: `anchored` (it begins like one), `tagged` (it opened a block),
+    `maybe` (it could still become one, so streaming holds it back), or `no`."""
+    if OPEN in text:
+        return "tagged"
+    squeezed = re.sub(r"\s+", "", text)
+    if any(squeezed.startswith(prefix) for prefix in ANCHORED_OPENINGS):
+        return "anchored"
+    if any(prefix.startswith(squeezed) for prefix in ANCHORED_OPENINGS) or partial_suffix(text, OPEN):
+        return "maybe"
+    return "no"
+
+
+def partial_suffix(text: str, word: str) -> int:
+    """The length of the longest suffix of `text` that is a proper prefix of `word`."""
+    for size in range(min(len(word) - 1, len(text)), 0, -1):
+        if word.startswith(text[-size:]):
+            return size
+    return 0
+
+
+# --- parsing ---------------------------------------------------------------------------------------------
+def call_of(value: object, offered: Collection[str] | None) -> ParsedCall | None:
+    """A {"name", "arguments"} object naming an offered tool (arguments may be a JSON string, or `parameters`)."""
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return None
-    arguments = value.get("arguments", {})
+    if offered is not None and value["name"] not in offered:
+        return None
+    arguments = value.get("arguments", value.get("parameters", {}))
     if isinstance(arguments, str):  # some models write the arguments as a JSON string
         try:
-            arguments = json.loads(arguments)
+            arguments = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError:
             return None
     return ParsedCall(value["name"], arguments) if isinstance(arguments, dict) else None
 
 
-def parse(text: str) -> Parsed:
-    """Well-formed blocks become calls; a malformed or unclosed block stays in the content and is counted."""
+def json_values(text: str) -> list[object] | None:
+    """Every JSON value in `text`, separated only by whitespace or commas; None if anything else is there."""
+    decoder, index = json.JSONDecoder(), 0
+    values: list[object] = []
+    while True:
+        while index < len(text) and (text[index].isspace() or text[index] == ","):
+            index += 1
+        if index == len(text):
+            return values
+        try:
+            value, index = decoder.raw_decode(text, index)
+        except json.JSONDecodeError:
+            return None
+        values.append(value)
+
+
+def calls_in(body: str, offered: Collection[str] | None) -> list[ParsedCall] | None:
+    """The calls a body holds (objects or lists of objects, doubled braces undone); None unless it is only calls."""
+    for candidate in (body, undoubled(body)):
+        values = json_values(candidate.strip())
+        if not values:
+            continue
+        flat = [item for value in values for item in (value if isinstance(value, list) else [value])]
+        calls = [call_of(item, offered) for item in flat]
+        if flat and all(calls):
+            return [call for call in calls if call is not None]
+    return None
+
+
+def undoubled(text: str) -> str:
+    """`{{"name": ...}}` as some models write it, template-escaped, back to plain JSON."""
+    return text.replace("{{", "{").replace("}}", "}") if "{{" in text else text
+
+
+def parse_tagged(text: str, offered: Collection[str] | None) -> Parsed:
     calls, kept, malformed, last = [], [], 0, 0
     for match in BLOCK.finditer(text):
-        call = parse_block(match.group(1).strip())
-        kept.append(text[last : match.start()] if call else text[last : match.end()])
-        malformed += call is None
-        calls += [call] if call else []
+        found = calls_in(match.group(1), offered)
+        kept.append(text[last : match.start()] if found else text[last : match.end()])
+        malformed += found is None
+        calls += found or []
         last = match.end()
     tail = text[last:]
     malformed += OPEN in tail
     content = ("".join(kept) + tail).strip()
     return Parsed(content or None, calls, malformed)
+
+
+def parse(text: str, offered: Collection[str] | None = None) -> Parsed:
+    """Calls and content of a reply. `offered` is the tool names of the request (None: any name counts)."""
+    if OPEN in text:
+        return parse_tagged(text, offered)
+    stripped = text.strip()
+    calls = calls_in(stripped, offered)
+    if calls:
+        return Parsed(None, calls)
+    fenced = FENCE.match(stripped)
+    if fenced and (calls := calls_in(fenced["body"], offered)):
+        return Parsed(fenced["before"].strip() or None, calls)
+    looks_like_call = opening(stripped) == "anchored"
+    return Parsed(stripped or None, [], int(looks_like_call))

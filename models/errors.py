@@ -2,7 +2,9 @@
 
 ModelsError
 ├── UnknownModelName    a name the registry does not have (lists the ones it has)
-├── ModelUnavailable    the weights cannot be had: not cached, not downloadable, file missing; says what to do
+├── ModelUnavailable    the weights cannot be had: not cached, not fetchable, file missing; says what to do
+│   └── FetchFailed     fetching failed part-way (pip or the Hub said no); nothing is left under the final name
+├── IntegrityError      bytes whose size or sha256 is not the published one (names the file or part and both hashes)
 └── TemplateError       the GGUF's chat template failed to render
 """
 
@@ -18,6 +20,14 @@ class UnknownModelName(ModelsError):
 
 
 class ModelUnavailable(ModelsError):
+    pass
+
+
+class FetchFailed(ModelUnavailable):
+    pass
+
+
+class IntegrityError(ModelsError):
     pass
 
 
