@@ -2,10 +2,12 @@
 
 ServeError
 ├── APIError                  an error answered to the HTTP client in the OpenAI error shape
-│   ├── InvalidRequest        400 invalid_request_error (malformed body, bad parameter)
-│   │   ├── ContextLengthExceeded   400, code context_length_exceeded
-│   │   └── ScriptExhausted         400, code script_exhausted (a scenario has no reply for this turn)
-│   └── UnknownModel          404, code model_not_found (lists the valid names)
+│   ├── InvalidRequest        400 invalid_request_error (malformed body, bad parameter, bad tool schema)
+│   │   ├── ContextLengthExceeded   400, code context_length_exceeded (OpenAI's wording, which clients recognise)
+│   │   └── ScriptExhausted         400, code script_exhausted (a scenario has no reply for this request)
+│   ├── UnknownModel          404, code model_not_found (lists the valid names)
+│   ├── RouteNotFound         404 for a path the server does not have
+│   └── PayloadTooLarge       413, the body is over the server's limit (refused before it is parsed)
 └── EngineError               llama.cpp failed while loading or generating (translated once, in the engine)
 """
 
@@ -21,10 +23,12 @@ class APIError(ServeError):
     type = "server_error"
     code: str | None = None
 
-    def __init__(self, message: str, *, param: str | None = None) -> None:
+    def __init__(self, message: str, *, param: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.param = param
+        if code is not None:
+            self.code = code
 
 
 class InvalidRequest(APIError):
@@ -34,6 +38,13 @@ class InvalidRequest(APIError):
 
 class ContextLengthExceeded(InvalidRequest):
     code = "context_length_exceeded"
+
+    def __init__(self, context: int, prompt: int) -> None:
+        super().__init__(
+            f"This model's maximum context length is {context} tokens. However, your messages resulted in {prompt} "
+            "tokens. Please reduce the length of the messages.",
+            param="messages",
+        )
 
 
 class ScriptExhausted(InvalidRequest):
@@ -46,7 +57,19 @@ class UnknownModel(APIError):
     code = "model_not_found"
 
     def __init__(self, name: str, valid: list[str]) -> None:
-        super().__init__(f"unknown model {name!r}; valid models: {', '.join(valid)}", param="model")
+        super().__init__(f"The model {name!r} does not exist; valid models: {', '.join(valid)}", param="model")
+
+
+class RouteNotFound(APIError):
+    status = 404
+    type = "invalid_request_error"
+    code = "not_found"
+
+
+class PayloadTooLarge(APIError):
+    status = 413
+    type = "invalid_request_error"
+    code = "payload_too_large"
 
 
 class EngineError(ServeError):

@@ -11,7 +11,7 @@ import time
 import uuid
 from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias  # pydantic needs these on 3.11
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from typing_extensions import TypedDict
 
 
@@ -82,8 +82,57 @@ class StreamOptions(BaseModel):
     include_usage: bool = False
 
 
+class ContentPart(TypedDict, total=False):
+    """A part of a message's content as clients send it; only text parts can be read here."""
+
+    type: Required[str]
+    text: str
+
+
+class JsonSchemaFormat(TypedDict, total=False):
+    name: Required[str]
+    schema: dict[str, Any]
+    strict: bool | None
+    description: str
+
+
+class ResponseFormat(BaseModel):
+    type: Literal["text", "json_object", "json_schema"]
+    json_schema: JsonSchemaFormat | None = None
+
+
+MAX_STOP_STRINGS = 16
+
+
+def joined_content(content: object, where: str) -> object:
+    """Content given as a list of text parts (langchain, the agents SDK, pydantic-ai do this) as one string."""
+    if not isinstance(content, list):
+        return content
+    texts = []
+    for index, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
+            kind = part.get("type") if isinstance(part, dict) else type(part).__name__
+            raise ValueError(f"{where}.content[{index}] is a {kind!r} part; this server reads only text parts")
+        texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def normalised_message(raw: object, index: int) -> object:
+    """A client's message in the wire shape: text parts joined, `developer` read as `system`, nulls dropped."""
+    if not isinstance(raw, dict):
+        return raw
+    message = {key: value for key, value in raw.items() if value is not None or key == "content"}
+    if message.get("role") == "assistant" and message.get("tool_calls") == []:
+        del message["tool_calls"]
+    if message.get("role") == "developer":
+        message["role"] = "system"
+    if "content" in message:
+        message["content"] = joined_content(message["content"], f"messages[{index}]")
+    return message
+
+
 class ChatCompletionRequest(BaseModel):
-    """The request body; fields a server does not use (n, user, penalties...) are accepted and ignored."""
+    """The request body. Fields a server does not use (user, penalties, metadata...) are accepted and ignored."""
 
     model: str
     messages: list[Message] = Field(min_length=1)
@@ -95,9 +144,25 @@ class ChatCompletionRequest(BaseModel):
     top_p: float | None = Field(default=None, gt=0, le=1)
     stop: str | list[str] | None = None
     seed: int | None = None
+    n: int | None = Field(default=None, ge=1)
+    logprobs: bool | None = None
+    top_logprobs: int | None = Field(default=None, ge=0, le=20)
+    response_format: ResponseFormat | None = None
     parallel_tool_calls: bool | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def client_shapes(cls, value: object) -> object:
+        return [normalised_message(m, i) for i, m in enumerate(value)] if isinstance(value, list) else value
+
+    @field_validator("stop")
+    @classmethod
+    def few_stops(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list) and len(value) > MAX_STOP_STRINGS:
+            raise ValueError(f"at most {MAX_STOP_STRINGS} stop strings")
+        return value
 
     def completion_limit(self) -> int | None:
         return self.max_completion_tokens or self.max_tokens
@@ -105,7 +170,10 @@ class ChatCompletionRequest(BaseModel):
     def stop_strings(self) -> list[str]:
         if self.stop is None:
             return []
-        return [self.stop] if isinstance(self.stop, str) else list(self.stop)
+        return [s for s in ([self.stop] if isinstance(self.stop, str) else self.stop) if s]
+
+    def tool_names(self) -> list[str]:
+        return [tool["function"]["name"] for tool in self.tools or []]
 
 
 class PromptTokensDetails(BaseModel):
@@ -131,10 +199,28 @@ class Timings(BaseModel):
     predicted_per_second: float
 
 
+class TopLogprob(TypedDict):
+    token: str
+    logprob: float
+    bytes: list[int] | None
+
+
+class TokenLogprob(TypedDict):
+    token: str
+    logprob: float
+    bytes: list[int] | None
+    top_logprobs: list[TopLogprob]
+
+
+class ChoiceLogprobs(TypedDict):
+    content: list[TokenLogprob] | None
+
+
 class Choice(BaseModel):
     index: int = 0
     message: AssistantMessage
     finish_reason: FinishReason | None = None
+    logprobs: ChoiceLogprobs | None = None
 
 
 class ChatCompletion(BaseModel):
@@ -171,6 +257,7 @@ class ChunkChoice(BaseModel):
     index: int = 0
     delta: Delta
     finish_reason: FinishReason | None = None
+    logprobs: ChoiceLogprobs | None = None
 
 
 class ChatCompletionChunk(BaseModel):
@@ -189,6 +276,7 @@ class ModelCard(BaseModel):
     created: int = 0
     owned_by: str = "local"
     description: str | None = None
+    meta: dict[str, Any] | None = None
 
 
 class ModelList(BaseModel):

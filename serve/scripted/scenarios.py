@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from serve.scripted.script import Reply, Scenario, Transcript, asks, call, text
-from serve.scripted.solve import solve
+from serve.scripted.solve import answer_now, solve
+from serve.scripted.structured import structured
 
 REFUSAL = re.compile(r"declin|reject|refus|denied|not run|not approved", re.IGNORECASE)
 TIMEOUT_LINE = re.compile(r"^.*(timed out|timeout).*$", re.IGNORECASE | re.MULTILINE)
@@ -139,6 +140,13 @@ SCENARIOS: tuple[Scenario, ...] = (
         "solve",
         "rule-based reference agent for plain file questions; every answer comes from the tool results",
         solve,
+        answer_now=answer_now,
+    ),
+    Scenario(
+        "structured",
+        "answers a response_format request with a JSON document that fits its schema",
+        structured,
+        structured=True,
     ),
 )
 

@@ -37,6 +37,7 @@ class Transcript:
 
     model: str
     messages: Sequence[Mapping[str, Any]]
+    response_format: Any = None  # the request's response_format, for a scenario that produces structured replies
 
     @property
     def turn(self) -> int:
@@ -92,6 +93,11 @@ def call(call_id: str, name: str, **arguments: Any) -> Call:
 
 @dataclass(frozen=True)
 class Scenario:
+    """A scripted model. `answer_now` is its reply when tools are refused (tool_choice none); `structured`
+    says it can produce a response_format reply."""
+
     name: str
     description: str
     reply: Callable[[Transcript], Reply]
+    answer_now: Callable[[Transcript], str] = lambda t: "I cannot answer without calling a tool first."
+    structured: bool = False

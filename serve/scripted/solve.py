@@ -2,12 +2,15 @@
 
 It knows nothing about any workspace: every answer is derived from the tool results already in the
 transcript (the listing from `list_files`, the contents from `read_file`), so pointed at another folder
-it still answers correctly. It reads all the files it needs in one batch of calls.
+it still answers correctly. It reads all the files it needs in one batch of calls. Questions are read
+by what they ask (which file mentions something, how many files, the largest or smallest, what a named
+file says, every file read, whether a file is about something), in whatever words they are asked.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +19,28 @@ from serve.scripted.script import Reply, Transcript, asks, call, text
 
 LISTING_LINE = re.compile(r"^(?P<name>\S.*?)\s+\((?P<size>[\d,]+) bytes?\)\s*$")
 PHRASAL_FORMS = ((re.compile(r"\btim(?:e|ed|es|ing)[\s-]+outs?\b"), "timeout"),)
-STOP_WORDS = {"a", "an", "the", "any", "some", "of", "about", "to", "on", "for", "file", "files"}
+STOP_WORDS = {
+    "a", "an", "the", "any", "some", "of", "about", "to", "on", "for", "file", "files", "in", "it", "its", "thing",
+    "anything", "something", "that", "which", "there", "is", "are", "with", "mention", "mentions", "word", "words",
+}  # fmt: skip
+FILE_NAME = r"(?P<s>[\w./-]+\.[A-Za-z0-9]{1,8})\b"
+SUBJECT_VERBS = (
+    r"(?:mentions?|mentioning|reports?|reporting|says?|saying|talks? about|talking about|refers? to|referring to|"
+    r"contains?|containing|discuss(?:es)?|discussing|(?:is|are) about|about|deals? with|covers?|has|have|notes?)"
+)
+EVERY_FILE = r"\b(?:every|each|all)\b(?: of)?(?: the)? (?:files?|logs?|documents?)\b"
+YES_NO = r"^(?:is|are|do|does|has|have)\b[^?]*?\b(?:any|a|there)\b[^?]*?\b"
+KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(EVERY_FILE + r"|\bread (?:them|each|every|all)"), "read_all"),
+    (re.compile(r"\b(?:read|open|show|print|display|cat)\b[^?]*?\b" + FILE_NAME), "read"),
+    (re.compile(r"\b(?:what|whats|what's)\b[^?]*?\b(?:in|does|is)\b[^?]*?\b" + FILE_NAME), "read"),
+    (re.compile(r"\b" + FILE_NAME + r"\s+(?:says?|contains?|holds?)\b"), "read"),
+    (re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b"), "count"),
+    (re.compile(r"\b(?P<s>largest|biggest|heaviest|smallest|tiniest|lightest)\b"), "size"),
+    (re.compile(YES_NO + SUBJECT_VERBS + r"\s+(?P<s>.+?)\??$"), "about"),
+    (re.compile(r"\b" + SUBJECT_VERBS + r"\s+(?P<s>.+?)\??$"), "mentions"),
+)  # fmt: skip
+SMALL = {"smallest", "tiniest", "lightest"}
 
 
 @dataclass(frozen=True)
@@ -25,41 +49,44 @@ class Question:
     subject: str = ""
 
 
-QUESTION_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"\bwhich files? (?:mentions?|contains?|refers? to|talks? about|says?) (?P<s>.+?)\??$"),
-        "mentions",
-    ),
-    (re.compile(r"\bhow many files\b"), "count"),
-    (re.compile(r"\bread (?P<s>[\w./-]+\.\w+)\b"), "read"),
-    (re.compile(r"\bwhat does (?P<s>[\w./-]+\.\w+) say\b"), "read"),
-    (re.compile(r"\blist the files and (?:then )?read (?:each|every|all)"), "read_all"),
-    (re.compile(r"\bwhich file is the (?P<s>largest|biggest|smallest)\b"), "size"),
-    (re.compile(r"\bis there (?:a|any) file (?:about|on|for|that mentions) (?P<s>.+?)\??$"), "about"),
-)
-
-
 def parse_question(question: str) -> Question | None:
-    lowered = question.strip().lower()
-    for pattern, kind in QUESTION_FORMS:
+    lowered = " ".join(question.strip().lower().split())
+    for pattern, kind in KINDS:
         found = pattern.search(lowered)
         if found:
-            return Question(kind, found.groupdict().get("s") or "")
+            subject = (found.groupdict().get("s") or "").strip().rstrip("?.!")
+            return Question(kind, re.sub(r"^(?:a|an|the)\s+", "", subject))
     return None
+
+
+def size_of(value: object) -> int | None:
+    """A listing's size as a whole number of bytes; anything else (1e999, "x", -1) is not a size."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(str(value).replace(",", ""))
+    except ValueError:
+        return None
+    return int(number) if math.isfinite(number) and number >= 0 else None
 
 
 def parse_listing(listing: str) -> dict[str, int]:
     """`name (N bytes)` lines, or a JSON list of {name, size}; anything else is ignored."""
+    files: dict[str, int] = {}
     try:
         entries = json.loads(listing)
-        return {str(e["name"]): int(e["size"]) for e in entries}
-    except (ValueError, TypeError, KeyError):
-        pass
-    files = {}
+    except ValueError:
+        entries = None
+    if isinstance(entries, list):
+        for entry in entries:
+            size = size_of(entry.get("size")) if isinstance(entry, dict) else None
+            if size is not None and isinstance(entry.get("name"), str):
+                files[entry["name"]] = size
+        return files
     for line in listing.splitlines():
         found = LISTING_LINE.match(line.strip())
-        if found:
-            files[found["name"]] = int(found["size"].replace(",", ""))
+        if found and (size := size_of(found["size"])) is not None:
+            files[found["name"]] = size
     return files
 
 
@@ -123,22 +150,25 @@ def read_batch(t: Transcript, paths: list[str]) -> Reply:
     return asks(*(call(f"s{t.turn}_{i}", "read_file", path=path) for i, path in enumerate(paths)))
 
 
+def hits(q: Question, e: Evidence) -> list[tuple[str, str]]:
+    return [(name, line) for name in e.contents if (line := matching_line(e.contents[name], q.subject))]
+
+
 def answer_mentions(q: Question, e: Evidence) -> str:
-    subject = re.sub(r"^(?:a|an|the) ", "", q.subject)
-    hits = [(name, line) for name in e.contents if (line := matching_line(e.contents[name], subject))]
-    if not hits:
-        return f"No file mentions {subject}."
-    if len(hits) == 1:
-        name, line = hits[0]
-        return f'{name} mentions {subject}: "{line}"'
-    return f"{' and '.join(name for name, _ in hits)} mention {subject}."
+    found = hits(q, e)
+    if not found:
+        return f"No file mentions {q.subject}."
+    if len(found) == 1:
+        name, line = found[0]
+        return f'{name} mentions {q.subject}: "{line}"'
+    return f"{' and '.join(name for name, _ in found)} mention {q.subject}."
 
 
 def answer_about(q: Question, e: Evidence) -> str:
-    hits = [(name, line) for name in e.contents if (line := matching_line(e.contents[name], q.subject))]
-    if not hits:
+    found = hits(q, e)
+    if not found:
         return f"No, no file is about {q.subject}."
-    name, line = hits[0]
+    name, line = found[0]
     return f'Yes: {name} is about {q.subject}. It says: "{line}"'
 
 
@@ -151,7 +181,7 @@ def answer_size(q: Question, e: Evidence) -> str:
     listing = e.listing or {}
     if not listing:
         return "The directory is empty."
-    pick = min if q.subject == "smallest" else max
+    pick = min if q.subject in SMALL else max
     name = pick(listing, key=lambda n: (listing[n], n))
     return f"The {q.subject} file is {name} ({listing[name]:,} bytes)."
 
@@ -194,3 +224,15 @@ def solve(t: Transcript) -> Reply:
     elif question.kind in NEEDS_CONTENTS and evidence.unread():
         return read_batch(t, evidence.unread())
     return text(ANSWERS[question.kind](question, evidence))
+
+
+def answer_now(t: Transcript) -> str:
+    """The best answer from what has been looked at so far, when no more tools may be called."""
+    question = parse_question(t.question)
+    evidence = Evidence.gather(t)
+    if question is None:
+        return "I can only answer plain questions about the files in the workspace."
+    needs_listing = question.kind in ("count", "size") and evidence.listing is None
+    if needs_listing or (question.kind != "read" and question.kind in NEEDS_CONTENTS and not evidence.contents):
+        return "I cannot tell yet: I have not looked at the files."
+    return ANSWERS[question.kind](question, evidence)

@@ -1,0 +1,253 @@
+"""The one FastAPI app both servers are: endpoints, body limits, validation, errors, metrics, the access log.
+
+Nothing a client sends can end the process or produce a 5xx: bodies over the limit are refused before
+they are read whole, large bodies are parsed off the event loop, every failure leaves as an OpenAI error
+body on a connection that stays usable, and an error after streaming has begun is sent as an SSE event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, Field, ValidationError
+
+from serve.core.backend import Backend, Finished
+from serve.core.metrics import Metrics
+from serve.core.replies import completion, error_body, stream
+from serve.core.validation import MAX_BODY_DEPTH, check_request, depth
+from serve.errors import APIError, InvalidRequest, PayloadTooLarge, RouteNotFound, UnknownModel
+from wire.types import ChatCompletionRequest, ModelList, completion_id, first_error
+
+log = logging.getLogger("serve.access")
+PARSE_INLINE_BYTES = 64_000
+DISCONNECT_POLL_S = 0.05
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_body_bytes: int = 4_000_000
+
+
+class TokenizeBody(BaseModel):
+    content: str
+    add_special: bool = False
+    with_pieces: bool = False
+
+
+class DetokenizeBody(BaseModel):
+    tokens: list[int] = Field(max_length=1_000_000)
+
+
+def error_response(exc: APIError) -> JSONResponse:
+    return JSONResponse(error_body(exc), status_code=exc.status)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, refused with 413 as soon as it is known to be over the limit (by header or while reading)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"the request body is {int(declared):,} bytes; this server accepts at most {limit:,}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"the request body is over {limit:,} bytes, this server's limit")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def decode_json(raw: bytes) -> Any:
+    """JSON that is valid UTF-8 all the way down: a lone surrogate escape is refused here, not deep in a tokenizer."""
+    try:
+        value = json.loads(raw)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRequest("the body contains a lone surrogate escape (such as \\ud800), which is not text") from exc
+    except (ValueError, RecursionError) as exc:
+        raise InvalidRequest(f"the body is not valid JSON: {exc}") from exc
+    if depth(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH:
+        raise InvalidRequest(f"the body is nested deeper than {MAX_BODY_DEPTH} levels")
+    return value
+
+
+def parse_model(raw: bytes, shape: type[BaseModel]) -> Any:
+    value = decode_json(raw)
+    if not isinstance(value, dict):
+        raise InvalidRequest("the body must be a JSON object")
+    try:
+        return shape.model_validate(value)
+    except ValidationError as exc:
+        location = exc.errors()[0].get("loc", ())
+        raise InvalidRequest(
+            f"invalid request: {first_error(exc)}", param=".".join(map(str, location)) or None
+        ) from exc
+    except RecursionError as exc:
+        raise InvalidRequest("the body is nested too deeply to read") from exc
+
+
+async def parse_body(request: Request, shape: type[BaseModel], limit: int) -> Any:
+    raw = await read_body(request, limit)
+    if len(raw) <= PARSE_INLINE_BYTES:
+        return parse_model(raw, shape)
+    return await anyio.to_thread.run_sync(parse_model, raw, shape)  # a big body must not stall the event loop
+
+
+async def watch_disconnect(request: Request, task: asyncio.Task[Any]) -> None:
+    while not task.done():
+        if await request.is_disconnected():
+            task.cancel()
+            return
+        await asyncio.sleep(DISCONNECT_POLL_S)
+
+
+class Server:
+    """The endpoints over one backend."""
+
+    def __init__(self, backend: Backend, limits: Limits, metrics: Metrics) -> None:
+        self.backend, self.limits, self.metrics = backend, limits, metrics
+
+    def model_ids(self) -> list[str]:
+        return [card.id for card in self.backend.model_cards()]
+
+    async def chat(self, request: Request) -> Response:
+        body: ChatCompletionRequest = await parse_body(request, ChatCompletionRequest, self.limits.max_body_bytes)
+        if body.model not in self.model_ids():
+            raise UnknownModel(body.model, self.model_ids())
+        check_request(body)
+        job = await self.backend.prepare(body, request.headers)
+        request.state.prompt_tokens = job.prompt_tokens
+        if body.stream:
+            include_usage = bool(body.stream_options and body.stream_options.include_usage)
+            chunks = stream(
+                job.id or completion_id(), body.model, self.backend.run(job), include_usage, self.finished_for(request)
+            )
+            return StreamingResponse(chunks, media_type="text/event-stream")
+        return await self.complete(request, body, job)
+
+    async def complete(self, request: Request, body: ChatCompletionRequest, job: Any) -> Response:
+        events = self.backend.run(job)
+        task = asyncio.ensure_future(completion(job.id or completion_id(), body.model, events, bool(body.logprobs)))
+        watcher = asyncio.ensure_future(watch_disconnect(request, task))
+        try:
+            reply, finished = await task
+        finally:
+            watcher.cancel()
+            await events.aclose()  # type: ignore[attr-defined]
+        self.finished_for(request)(finished)
+        return JSONResponse(reply.model_dump(exclude_none=True))
+
+    @staticmethod
+    def finished_for(request: Request) -> Callable[[Finished], None]:
+        def record(finished: Finished) -> None:
+            request.state.finished = finished
+
+        return record
+
+
+def install_routes(app: FastAPI, server: Server) -> None:
+    backend = server.backend
+
+    @app.post("/v1/chat/completions", response_model=None)
+    async def chat(request: Request) -> Response:
+        return await server.chat(request)
+
+    @app.get("/v1/models")
+    async def models() -> ModelList:
+        return ModelList(data=backend.model_cards())
+
+    @app.get("/v1/models/{model_id:path}")
+    async def model(model_id: str) -> Response:
+        for card in backend.model_cards():
+            if card.id == model_id:
+                return JSONResponse(card.model_dump(exclude_none=True))
+        raise UnknownModel(model_id, server.model_ids())
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        return backend.health()
+
+
+def install_tool_routes(app: FastAPI, server: Server) -> None:
+    """llama-server's /tokenize and /detokenize, and Prometheus' /metrics."""
+    backend = server.backend
+
+    @app.post("/tokenize")
+    async def tokenize(request: Request) -> dict[str, Any]:
+        body: TokenizeBody = await parse_body(request, TokenizeBody, server.limits.max_body_bytes)
+        tokens = await anyio.to_thread.run_sync(backend.tokenize, body.content, body.add_special)
+        if body.with_pieces:
+            return {"tokens": [{"id": t.id, "piece": t.piece} for t in tokens]}
+        return {"tokens": [t.id for t in tokens]}
+
+    @app.post("/detokenize")
+    async def detokenize(request: Request) -> dict[str, Any]:
+        body: DetokenizeBody = await parse_body(request, DetokenizeBody, server.limits.max_body_bytes)
+        return {"content": await anyio.to_thread.run_sync(backend.detokenize, body.tokens)}
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        return Response(server.metrics.render(backend.queue_depth()), media_type=server.metrics.content_type)
+
+
+def install_error_handling(app: FastAPI, server: Server) -> None:
+    """Every failure leaves as an OpenAI error body from inside the app, so the keep-alive connection survives."""
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        began = time.perf_counter()
+        try:
+            response = await call_next(request)
+        except APIError as exc:
+            response = error_response(exc)
+        except Exception as exc:  # a bug, never the client's fault: answered, logged, and the server goes on
+            log.exception("unexpected error on %s %s", request.method, request.url.path)
+            response = error_response(APIError(f"internal error: {type(exc).__name__}"))
+        if isinstance(response, StreamingResponse):
+            response.background = None
+            return with_log_after_stream(response, request, server, began)
+        server.metrics.observe(request, response.status_code, time.perf_counter() - began)
+        return response
+
+    async def not_found(request: Request, _: Exception) -> Response:
+        return error_response(RouteNotFound(f"no route {request.method} {request.url.path}"))
+
+    app.add_exception_handler(404, not_found)
+    app.add_exception_handler(405, not_found)
+
+
+def with_log_after_stream(response: StreamingResponse, request: Request, server: Server, began: float) -> Response:
+    """Log and count a streamed request when its last byte has gone (or the client left)."""
+    body = response.body_iterator
+
+    async def logged() -> AsyncIterator[Any]:
+        try:
+            async for chunk in body:
+                yield chunk
+        finally:
+            server.metrics.observe(request, response.status_code, time.perf_counter() - began)
+
+    response.body_iterator = logged()
+    return response
+
+
+def create_app(backend: Backend, limits: Limits | None = None, title: str = "model server") -> FastAPI:
+    app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
+    server = Server(backend, limits or Limits(), Metrics())
+    install_routes(app, server)
+    install_tool_routes(app, server)
+    install_error_handling(app, server)
+    app.state.server = server
+    return app

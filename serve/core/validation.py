@@ -1,0 +1,119 @@
+"""Checks on a request that pydantic's shapes cannot express, made before anything runs.
+
+Tool names follow OpenAI's rule; tool schemas (and a json_schema response format) must be JSON Schema,
+within limits on depth and size, with only local `$ref`s. Each failure is a 400 naming the tool and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from serve.errors import InvalidRequest
+from wire.types import ChatCompletionRequest
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_TOOLS = 128
+MAX_SCHEMA_DEPTH = 32
+MAX_SCHEMA_BYTES = 64_000
+MAX_BODY_DEPTH = 128
+
+
+def depth(value: object, limit: int) -> int:
+    """The nesting depth of a JSON value, counted without recursion (stops counting past `limit`)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def refs(value: object) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("$ref"), str):
+                yield item["$ref"]
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def check_schema(schema: Mapping[str, Any], where: str, param: str) -> None:
+    """A schema usable for validation and for a grammar: JSON Schema, bounded, local references only."""
+    if depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
+        raise InvalidRequest(f"{where}: the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels", param=param)
+    if len(json.dumps(schema)) > MAX_SCHEMA_BYTES:
+        raise InvalidRequest(f"{where}: the schema is larger than {MAX_SCHEMA_BYTES:,} bytes", param=param)
+    for ref in refs(schema):
+        if not ref.startswith("#"):
+            raise InvalidRequest(
+                f"{where}: $ref {ref!r} is not local; only '#/...' references are allowed", param=param
+            )
+    try:
+        Draft202012Validator.check_schema(dict(schema))
+    except SchemaError as exc:
+        raise InvalidRequest(f"{where}: not a valid JSON Schema: {exc.message}", param=param) from exc
+    except RecursionError as exc:
+        raise InvalidRequest(f"{where}: the schema refers to itself without end", param=param) from exc
+
+
+def check_tools(request: ChatCompletionRequest) -> None:
+    tools = request.tools or []
+    if len(tools) > MAX_TOOLS:
+        raise InvalidRequest(f"at most {MAX_TOOLS} tools may be offered", param="tools")
+    seen: set[str] = set()
+    for index, tool in enumerate(tools):
+        name = tool["function"]["name"]
+        param = f"tools[{index}].function"
+        if not TOOL_NAME.match(name):
+            raise InvalidRequest(
+                f"tools[{index}]: invalid function name {name!r}: use 1-64 letters, digits, '_' or '-'",
+                param=f"{param}.name",
+            )
+        if name in seen:
+            raise InvalidRequest(f"tools[{index}]: the function name {name!r} is used twice", param=f"{param}.name")
+        seen.add(name)
+        parameters = tool["function"].get("parameters")
+        if parameters is not None:
+            if parameters.get("type", "object") != "object":
+                raise InvalidRequest(f"tool {name!r}: parameters must describe an object", param=f"{param}.parameters")
+            check_schema(parameters, f"tool {name!r}", f"{param}.parameters")
+
+
+def check_tool_choice(request: ChatCompletionRequest) -> None:
+    choice = request.tool_choice
+    if isinstance(choice, dict) and choice["function"]["name"] not in request.tool_names():
+        raise InvalidRequest(
+            f"tool_choice names {choice['function']['name']!r}, which is not among the tools", param="tool_choice"
+        )
+    if (choice == "required" or isinstance(choice, dict)) and not request.tools:
+        raise InvalidRequest("tool_choice asks for a tool call, but no tools are offered", param="tool_choice")
+
+
+def check_response_format(request: ChatCompletionRequest) -> None:
+    form = request.response_format
+    if form is None or form.type != "json_schema":
+        return
+    if form.json_schema is None or "schema" not in form.json_schema:
+        raise InvalidRequest("response_format json_schema needs a json_schema.schema", param="response_format")
+    check_schema(form.json_schema["schema"], "response_format", "response_format.json_schema.schema")
+
+
+def check_request(request: ChatCompletionRequest) -> None:
+    """Everything both servers refuse the same way."""
+    if request.n not in (None, 1):
+        raise InvalidRequest("n must be 1: this server returns one choice per request", param="n")
+    check_tools(request)
+    check_tool_choice(request)
+    check_response_format(request)
