@@ -33,15 +33,19 @@ INSTRUCTIONS = (
     "<tool_call></tool_call> XML tags:\n"
     '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
 )
-# How a reply that is a call can begin, with whitespace removed: a fence, a list, doubled braces, then the name key.
-ANCHORED_OPENINGS = tuple(
-    f'{fence}{bracket}{{{brace}"name":'
-    for fence in ("", "```", "```json", "```JSON")
-    for bracket in ("", "[")
-    for brace in ("", "{")
-)
-Opening = Literal["no", "maybe", "anchored", "tagged"]
+# How a call can begin, with whitespace removed: at the reply's start, or (fenced) after free text.
+BODY_OPENINGS = tuple(f'{bracket}{{{brace}"name":' for bracket in ("", "[") for brace in ("", "{"))
+FENCED_OPENINGS = tuple(f"{fence}{body}" for fence in ("```", "```json", "```JSON") for body in BODY_OPENINGS)
+ANCHORED_OPENINGS = BODY_OPENINGS + FENCED_OPENINGS
+Form = Literal["no", "maybe", "anchored", "tagged", "fenced"]
 
+
+@dataclass(frozen=True)
+class Opening:
+    """Whether the reply written so far is a call, and where the text that must be held back begins."""
+
+    form: Form
+    at: int
 
 @dataclass(frozen=True)
 class ParsedCall:
@@ -121,17 +125,35 @@ def written_messages(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapp
 
 
 # --- recognising a call as it is written ------------------------------------------------------------------
-def opening(text: str) -> Opening:
-    """Whether a reply written so far is a call: `anchored` (it begins like one), `tagged` (it opened a block),
-    `maybe` (it could still become one, so streaming holds it back), or `no`."""
+def openings(names: Collection[str] | None, prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    """The openings with the tool's name written out: the name is the model's to choose, so a call begins
+    only once it has named an offered tool (a JSON answer with a "name" key stays an answer)."""
+    if names is None:
+        return prefixes
+    return tuple(f'{prefix}"{name}"' for prefix in prefixes for name in names)
+
+
+def opening(text: str, names: Collection[str] | None = None) -> Opening:
+    """`anchored`: the reply begins like a call to one of `names`; `tagged`: it opened a <tool_call> block;
+    `fenced`: after some text it opened a ```json fence holding a call; `maybe`: from `at` on it could still
+    become one (streaming holds that back); `no`: it is text."""
     if OPEN in text:
-        return "tagged"
+        return Opening("tagged", text.index(OPEN))
+    anchored, fenced = openings(names, ANCHORED_OPENINGS), openings(names, FENCED_OPENINGS)
     squeezed = re.sub(r"\s+", "", text)
-    if any(squeezed.startswith(prefix) for prefix in ANCHORED_OPENINGS):
-        return "anchored"
-    if any(prefix.startswith(squeezed) for prefix in ANCHORED_OPENINGS) or partial_suffix(text, OPEN):
-        return "maybe"
-    return "no"
+    if squeezed.startswith(anchored):
+        return Opening("anchored", 0)
+    if any(prefix.startswith(squeezed) for prefix in anchored):
+        return Opening("maybe", 0)
+    fence = text.rfind("```")
+    if fence > 0:
+        tail = re.sub(r"\s+", "", text[fence:])
+        if tail.startswith(fenced):
+            return Opening("fenced", fence)
+        if any(prefix.startswith(tail) for prefix in fenced):
+            return Opening("maybe", fence)
+    held = max(partial_suffix(text, OPEN), partial_suffix(text, "```"))
+    return Opening("maybe", len(text) - held) if held else Opening("no", len(text))
 
 
 def partial_suffix(text: str, word: str) -> int:
@@ -211,11 +233,13 @@ def parse(text: str, offered: Collection[str] | None = None) -> Parsed:
     if OPEN in text:
         return parse_tagged(text, offered)
     stripped = text.strip()
+    if stripped.count("```") % 2 and stripped.endswith("```"):  # a closing fence that was never opened
+        stripped = stripped.removesuffix("```").rstrip()
     calls = calls_in(stripped, offered)
     if calls:
         return Parsed(None, calls)
     fenced = FENCE.match(stripped)
     if fenced and (calls := calls_in(fenced["body"], offered)):
         return Parsed(fenced["before"].strip() or None, calls)
-    looks_like_call = opening(stripped) == "anchored"
+    looks_like_call = opening(stripped, offered).form in ("anchored", "fenced")
     return Parsed(stripped or None, [], int(looks_like_call))

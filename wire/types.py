@@ -148,6 +148,7 @@ class ChatCompletionRequest(BaseModel):
     logprobs: bool | None = None
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     response_format: ResponseFormat | None = None
+    grammar: str | None = Field(default=None, max_length=100_000)  # llama-server's extension: a GBNF grammar
     parallel_tool_calls: bool | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None

@@ -143,7 +143,11 @@ class Server:
             watcher.cancel()
             await events.aclose()  # type: ignore[attr-defined]
         self.finished_for(request)(finished)
-        return JSONResponse(reply.model_dump(exclude_none=True))
+        data = reply.model_dump(exclude_none=True)
+        for choice in data["choices"]:  # OpenAI's shape: these two are null rather than absent
+            choice["message"].setdefault("content", None)
+            choice.setdefault("logprobs", None)
+        return JSONResponse(data)
 
     @staticmethod
     def finished_for(request: Request) -> Callable[[Finished], None]:

@@ -1,7 +1,8 @@
-"""python -m serve.llama --model NAME [--gguf PATH] [--host 127.0.0.1] [--port 8000] [--threads N] [--ctx N]
+"""python -m serve.llama [--model NAME | --model default] [--gguf PATH] [--host 127.0.0.1] [--port 8000]
+                       [--threads N] [--ctx N] [--parallel N] [--cache-mb N] [--no-prompt-cache] [--no-jump-forward]
 
-Finds the model's GGUF (downloading it with a progress bar the first time, for Hub models), loads it in
-llama.cpp and serves OpenAI chat completions with real tool calls on loopback.
+Finds the model's GGUF (fetching and verifying it the first time), loads it in llama.cpp and serves OpenAI
+chat completions with real tool calls on loopback. `--model default` picks the main job's model and says why.
 """
 
 from __future__ import annotations
@@ -9,47 +10,91 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
+from models.choice import default_model
 from models.errors import ModelsError
-from models.registry import MODELS, model_spec
-from models.weights import locate
+from models.registry import MODELS, ModelSpec, model_spec
+from models.weights import file_sha256, locate
+from serve.core.app import Limits
+from serve.core.run import run_server
 from serve.errors import EngineError
-from serve.http import run_server
-from serve.llama.app import Served, create_app
+from serve.llama.app import create_app
+from serve.llama.backend import LlamaBackend, ModelFacts, Options
 from serve.llama.engine import Engine
+
+MAX_SEQUENCES = 32
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="python -m serve.llama", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    top.add_argument("--model", default="default", help=f"one of {', '.join(MODELS)}, or default")
+    top.add_argument("--gguf", help="serve this GGUF file (the model name is then only its label)")
+    top.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
+    top.add_argument("--port", type=int, default=8000)
+    top.add_argument("--threads", type=int, default=os.cpu_count() or 2, help="CPU threads (default: all cores)")
+    top.add_argument("--ctx", type=int, default=4096, help="context of each conversation in tokens (default 4096)")
+    top.add_argument("--parallel", type=int, default=4, help="requests decoded together (default 4)")
+    top.add_argument(
+        "--cache-mb", type=int, default=512, help="KV memory for conversations kept resident (default 512)"
+    )
+    top.add_argument("--no-prompt-cache", action="store_true", help="evaluate every prompt in full")
+    top.add_argument("--no-jump-forward", action="store_true", help="sample every token, even grammar-forced ones")
+    top.add_argument("--chunk", type=int, default=64, help="prompt chunk, aligned to absolute positions (default 64)")
+    top.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body accepted (default 4)")
+    top.add_argument("--quiet", action="store_true", help="no access log")
+    return top
+
+
+def choose(args: argparse.Namespace) -> tuple[str, ModelSpec | None]:
+    if args.model == "default" and args.gguf is None:
+        choice = default_model()
+        print(f"model: {choice.spec.name}: {choice.why}", file=sys.stderr, flush=True)
+        return choice.spec.name, choice.spec
+    if args.model in MODELS:
+        return args.model, model_spec(args.model)
+    if args.gguf is None:
+        model_spec(args.model)  # raises, naming the models there are
+    return (Path(args.gguf).stem if args.model == "default" else args.model), None
+
+
+def sequences(gguf: Path, args: argparse.Namespace) -> int:
+    """Resident conversations: as many `--ctx` sequences as `--cache-mb` holds, and at least `--parallel`."""
+    per_sequence = Engine.kv_bytes_per_token(gguf) * args.ctx
+    fits = (args.cache_mb * 1024 * 1024) // max(1, per_sequence)
+    return max(args.parallel, min(MAX_SEQUENCES, int(fits)))
+
+
+def load(args: argparse.Namespace) -> LlamaBackend:
+    name, spec = choose(args)
+    gguf = locate(spec, args.gguf) if spec is not None else locate(model_spec("smollm2-135m-instruct"), args.gguf)
+    count = args.parallel if args.no_prompt_cache else sequences(gguf, args)
+    print(f"loading {name} from {gguf} ({count} sequences of {args.ctx} tokens)", file=sys.stderr, flush=True)
+    engine = Engine(gguf, context=args.ctx, threads=args.threads, sequences=count)
+    facts = ModelFacts(name, str(gguf), gguf.stat().st_size, file_sha256(gguf, "hashing the model file"))
+    options = Options(args.parallel, args.chunk, not args.no_jump_forward, not args.no_prompt_cache)
+    return LlamaBackend(engine, facts, options)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m serve.llama", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--model", required=True, choices=list(MODELS), help="which model to serve")
-    parser.add_argument("--gguf", help="use this GGUF file instead of the registry's")
-    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="CPU threads (default: all cores)")
-    parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
-    parser.add_argument("--cache-mb", type=int, default=512, help="memory for cached conversation states (default 512)")
-    parser.add_argument(
-        "--no-prompt-cache", action="store_true", help="process every prompt in full (for measurements)"
-    )
-    args = parser.parse_args(argv)
-    spec = model_spec(args.model)
+    args = parser().parse_args(argv)
     try:
-        gguf = locate(spec, args.gguf)
-        print(f"loading {spec.name} from {gguf}", file=sys.stderr, flush=True)
-        engine = Engine(
-            gguf, n_ctx=args.ctx, threads=args.threads, cache_mb=args.cache_mb, prompt_cache=not args.no_prompt_cache
-        )
+        backend = load(args)
     except (ModelsError, EngineError) as exc:
         print(f"serve.llama: {exc}", file=sys.stderr)
         return 2
     print(
-        f"serving {spec.name} on http://{args.host}:{args.port}/v1 (context {engine.n_ctx}, {engine.threads} threads)",
+        f"serving {backend.facts.name} ({backend.engine.quantisation}) on http://{args.host}:{args.port}/v1 "
+        f"(context {backend.engine.context}, {backend.engine.threads} threads, {args.parallel} in parallel)",
         file=sys.stderr,
         flush=True,
     )
-    run_server(create_app(Served(engine, spec.name, spec.quantisation, spec.dialect)), args.host, args.port)
+    try:
+        run_server(create_app(backend, Limits(int(args.max_body_mb * 1_000_000))), args.host, args.port, args.quiet)
+    finally:
+        backend.close()
     return 0
 
 

@@ -1,123 +1,79 @@
-"""From an OpenAI chat request to a prompt, a tool-call plan and sampling; from a generation to a reply."""
+"""From an OpenAI chat request to a prompt and generation settings for the llama backend.
+
+Tools are rendered by the model's own template (or as the Hermes text it would write, for a template
+without tools). `tool_choice`: `auto` watches for a call and constrains it once opened; `required` or a
+named function constrains from the first token; `none` keeps the tools in the prompt (same context, same
+cached prefix) but parses no call and ends the reply at a <tool_call> block the model starts anyway.
+`response_format` and llama-server's `grammar` field constrain the reply from the first token.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from models.dialects import OPEN, Parsed, native_messages, parse, written_messages
+from models.dialects import OPEN, native_messages, written_messages
 from models.errors import TemplateError
 from models.template import ChatTemplate
 from serve.errors import InvalidRequest
-from serve.llama import grammar
-from serve.llama.engine import Generation, Sampling, ToolGrammar
-from wire.types import AssistantMessage, ChatCompletionRequest, FinishReason, Timings, ToolCall, ToolDefinition
+from serve.llama.constraints import Grammars, json_document, json_reply
+from serve.llama.decoding import Settings
+from wire.types import ChatCompletionRequest, ToolDefinition
 
 
 @dataclass(frozen=True)
-class ToolPlan:
-    rendered: list[ToolDefinition]  # what the prompt shows the model
-    grammar: ToolGrammar
-    parse_calls: bool
-    stop: tuple[str, ...] = ()
+class Plan:
+    shown: list[ToolDefinition]  # what the prompt shows the model
+    settings: Settings
 
 
-class Grammars:
-    """GBNF per tool set, built once: converting schemas takes milliseconds a turn would otherwise pay."""
-
-    def __init__(self, limit: int = 64) -> None:
-        self.built: dict[tuple[str, bool, str], str] = {}
-        self.limit = limit
-
-    def get(self, kind: str, tools: list[ToolDefinition], parallel: bool) -> str:
-        key = (kind, parallel, json.dumps(tools, sort_keys=True))
-        if key not in self.built:
-            if len(self.built) >= self.limit:
-                self.built.pop(next(iter(self.built)))
-            build = grammar.forced if kind == "forced" else grammar.after_open
-            self.built[key] = build(tools, parallel)
-        return self.built[key]
+def document_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
+    form = request.response_format
+    if form is None or form.type == "text":
+        return None
+    if form.type == "json_object":
+        return {"type": "object"}
+    assert form.json_schema is not None  # checked by the serving core
+    return dict(form.json_schema["schema"])
 
 
-def tool_plan(request: ChatCompletionRequest, grammars: Grammars) -> ToolPlan:
-    tools, choice, parallel = (
-        list(request.tools or []),
-        request.tool_choice or "auto",
-        bool(request.parallel_tool_calls),
+def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, jump_forward: bool) -> Plan:
+    tools, choice = list(request.tools or []), request.tool_choice or "auto"
+    document = document_schema(request)
+    base = Settings(
+        max_tokens=max_tokens,
+        temperature=request.temperature if request.temperature is not None else 0.0,
+        top_p=request.top_p if request.top_p is not None else 1.0,
+        seed=request.seed if request.seed is not None else 0,
+        stop=tuple(request.stop_strings()),
+        logprobs=bool(request.logprobs),
+        top_logprobs=request.top_logprobs or 0,
+        jump_forward=jump_forward,
     )
-    if not tools:
-        return ToolPlan([], ToolGrammar(), parse_calls=False)
-    if choice == "none":  # not shown, and a block the model starts anyway ends the reply
-        return ToolPlan([], ToolGrammar(), parse_calls=False, stop=(OPEN,))
+    forced = grammars.gbnf(request.grammar) if request.grammar else None
+    if document is not None:
+        forced = grammars.checked_grammar(json_reply(document), "response_format", "response_format")
+    if not tools or choice == "none":
+        stop = (OPEN,) if tools else ()
+        return Plan(tools, replace(base, stop=base.stop + stop, forced=forced))
+    named = [t for t in tools if isinstance(choice, dict) and t["function"]["name"] == choice["function"]["name"]]
+    calls = grammars.tool_grammar(named or tools, bool(request.parallel_tool_calls))
+    offered = tuple(t["function"]["name"] for t in named or tools)
+    if document is not None:
+        forced = grammars.checked_grammar(calls.with_document(json_document(document)), "response_format", "response_format")
+        return Plan(tools, replace(base, forced=forced, offered=offered))
     if choice == "auto":
-        return ToolPlan(tools, ToolGrammar(after_open=grammars.get("after_open", tools, parallel)), parse_calls=True)
-    if choice == "required":
-        return ToolPlan(tools, ToolGrammar(forced=grammars.get("forced", tools, parallel)), parse_calls=True)
-    named = [t for t in tools if t["function"]["name"] == choice["function"]["name"]]
-    if not named:
-        raise InvalidRequest(
-            f"tool_choice names {choice['function']['name']!r}, which is not among the tools", param="tool_choice"
-        )
-    return ToolPlan(tools, ToolGrammar(forced=grammars.get("forced", named, parallel)), parse_calls=True)
+        return Plan(tools, replace(base, tools=calls, offered=offered, forced=forced))
+    return Plan(tools, replace(base, forced=calls.lark("required"), offered=offered))
 
 
-def prompt_text(template: ChatTemplate, request: ChatCompletionRequest, plan: ToolPlan) -> str:
+def prompt_text(template: ChatTemplate, request: ChatCompletionRequest, shown: list[ToolDefinition]) -> str:
     messages: list[Any] = list(request.messages)
     try:
         if template.supports_tools:
-            return template.render(native_messages(messages), plan.rendered or None)
-        return template.render(written_messages(messages, plan.rendered))
+            return template.render(native_messages(messages), shown or None)
+        return template.render(written_messages(messages, shown))
     except TemplateError as exc:
         raise InvalidRequest(
             f"the model's chat template cannot render these messages: {exc}", param="messages"
         ) from exc
-
-
-def sampling(request: ChatCompletionRequest, plan: ToolPlan) -> Sampling:
-    return Sampling(
-        max_tokens=request.completion_limit(),
-        temperature=request.temperature if request.temperature is not None else 0.0,
-        top_p=request.top_p if request.top_p is not None else 1.0,
-        seed=request.seed if request.seed is not None else 0,
-        stop=tuple(request.stop_strings()) + plan.stop,
-    )
-
-
-def call_id(prompt: list[int], index: int) -> str:
-    """Deterministic (same request, same reply) and unique across a conversation's turns (each prompt differs)."""
-    digest = hashlib.sha256(f"{index}:{','.join(map(str, prompt))}".encode()).hexdigest()
-    return f"call_{digest[:24]}"
-
-
-def reply(generation: Generation, prompt: list[int], plan: ToolPlan) -> tuple[AssistantMessage, FinishReason, Parsed]:
-    parsed = parse(generation.text) if plan.parse_calls else Parsed(generation.text.strip() or None)
-    calls: list[ToolCall] = [
-        {
-            "id": call_id(prompt, i),
-            "type": "function",
-            "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
-        }
-        for i, c in enumerate(parsed.calls)
-    ]
-    message: AssistantMessage = {"role": "assistant", "content": parsed.content}
-    if calls:
-        message["tool_calls"] = calls
-    finish: FinishReason = "tool_calls" if calls else "length" if generation.finish == "length" else "stop"
-    return message, finish, parsed
-
-
-def timings(generation: Generation) -> Timings:
-    def rate(n: int, ms: float) -> float:
-        return round(n / ms * 1000, 3) if ms > 0 else 0.0
-
-    return Timings(
-        cache_n=generation.cache_n,
-        prompt_n=generation.prompt_n,
-        prompt_ms=round(generation.prompt_ms, 3),
-        prompt_per_second=rate(generation.prompt_n, generation.prompt_ms),
-        predicted_n=generation.predicted_n,
-        predicted_ms=round(generation.predicted_ms, 3),
-        predicted_per_second=rate(generation.predicted_n, generation.predicted_ms),
-    )

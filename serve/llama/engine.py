@@ -1,237 +1,223 @@
 """The engine: the one place that touches llama-cpp-python. Its errors are translated here into EngineError.
 
-One generation at a time (the caller serialises); each call reuses the longest cached prefix of the
-prompt, samples greedily unless asked otherwise, switches to a tool-call grammar the moment the model
-opens a <tool_call> block, and reports llama-server's timings.
+One llama.cpp context holds several conversations as KV sequences, each in its own stream (llama.cpp's
+non-unified KV cache, as llama-server's slots), so a conversation's cells sit at their own positions
+whatever the others do. Flash attention is off: with it on, a row's numbers depend on how many rows share
+its batch; with it off, a decode step gives the same logits for a sequence alone or beside others.
+
+llama.cpp aborts the process on a failed assertion, so every call here is checked before it is made
+(positions, sequence ids, token ids, whole-stream copies only).
 """
 
 from __future__ import annotations
 
-import codecs
 import ctypes
 import threading
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import llama_cpp
-from llama_cpp import Llama
-from llama_cpp.llama_grammar import LlamaGrammar
+import numpy as np
+import numpy.typing as npt
 
-from models.dialects import OPEN
-from models.template import ChatTemplate
-from serve.errors import ContextLengthExceeded, EngineError
-from serve.llama.cache import PromptCache, Snapshot, common_prefix
+from serve.errors import EngineError
 
-Finish = Literal["stop", "length", "cancelled"]
-SEQUENCE = 0
+# llama.h's llama_ftype, for the quantisation a GGUF says it has
+FILE_TYPES = {
+    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K", 11: "Q3_K_S",
+    12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S", 17: "Q5_K_M", 18: "Q6_K",
+    19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS", 23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL",
+    26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16",
+    36: "TQ1_0", 37: "TQ2_0", 38: "MXFP4_MOE",
+}  # fmt: skip
+LOG_CALLBACK = llama_cpp.llama_log_callback(lambda level, text, data: None)  # kept alive for the process
+
+
+def quiet_logs() -> None:
+    """llama.cpp writes pages of loading chatter to stderr; the server prints what matters itself."""
+    llama_cpp.llama_log_set(LOG_CALLBACK, None)
+
+
+def meta_of(model: Any, key: str) -> str | None:
+    buffer = ctypes.create_string_buffer(1 << 16)
+    size = llama_cpp.llama_model_meta_val_str(model, key.encode(), buffer, len(buffer))
+    return buffer.value.decode("utf-8", errors="replace") if size >= 0 else None
 
 
 @dataclass(frozen=True)
-class Sampling:
-    max_tokens: int | None = None
-    temperature: float = 0.0  # 0 is argmax: the same request gives the same reply
-    top_p: float = 1.0
-    seed: int = 0
-    stop: tuple[str, ...] = ()
+class Row:
+    """One token to evaluate: which token, at which position of which sequence, and whether its logits are wanted."""
 
-
-@dataclass(frozen=True)
-class ToolGrammar:
-    """`forced`: GBNF from the first token; `after_open`: GBNF once the model opens a tool-call block."""
-
-    forced: str | None = None
-    after_open: str | None = None
-
-
-@dataclass
-class Generation:
-    text: str
-    tokens: list[int] = field(default_factory=list)
-    finish: Finish = "stop"
-    prompt_n: int = 0
-    cache_n: int = 0
-    prompt_ms: float = 0.0
-    predicted_ms: float = 0.0
-
-    @property
-    def predicted_n(self) -> int:
-        return len(self.tokens)
-
-
-class Streamer:
-    """Decides which text is safe to stream: never a tool-call block, nor what may become a stop string."""
-
-    def __init__(self, watch: Sequence[str], emit: Callable[[str], None] | None) -> None:
-        self.watch, self.emit, self.sent = [w for w in watch if w], emit, 0
-
-    def update(self, text: str, final: bool = False) -> None:
-        if self.emit is None:
-            return
-        safe = len(text)
-        if OPEN in text:
-            safe = text.index(OPEN)
-        elif not final:
-            for word in self.watch:
-                safe = min(safe, len(text) - partial_suffix(text, word))
-        if safe > self.sent:
-            self.emit(text[self.sent : safe])
-            self.sent = safe
-
-
-def opened(text: str) -> bool:
-    """The model has just written OPEN (and at most whitespace after it): the grammar can take over."""
-    return OPEN in text and not text.rsplit(OPEN, 1)[1].strip()
-
-
-def partial_suffix(text: str, word: str) -> int:
-    """The length of the longest suffix of `text` that begins `word`."""
-    for size in range(min(len(word) - 1, len(text)), 0, -1):
-        if word.startswith(text[-size:]):
-            return size
-    return 0
+    token: int
+    position: int
+    sequence: int
+    logits: bool = False
 
 
 class Engine:
+    """A GGUF loaded once, with `sequences` KV streams of `context` cells each."""
+
     def __init__(
-        self, gguf: Path, n_ctx: int = 4096, threads: int | None = None, cache_mb: int = 512, prompt_cache: bool = True
+        self, gguf: Path, context: int = 4096, threads: int = 2, sequences: int = 4, batch: int = 512
     ) -> None:
+        quiet_logs()
+        llama_cpp.llama_backend_init()
+        model_params = llama_cpp.llama_model_default_params()
+        self.model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), model_params)
+        if not self.model:
+            raise EngineError(f"llama.cpp could not load {gguf} (not a GGUF, or a model this llama.cpp cannot run)")
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx, params.n_batch, params.n_ubatch = context * sequences, batch, batch
+        params.n_seq_max, params.kv_unified, params.flash_attn_type = sequences, False, 0
+        params.n_threads = params.n_threads_batch = threads
+        self.ctx = llama_cpp.llama_init_from_model(self.model, params)
+        if not self.ctx:
+            llama_cpp.llama_model_free(self.model)
+            raise EngineError(f"llama.cpp could not make a context of {sequences} x {context} tokens for {gguf}")
+        self.gguf, self.threads, self.batch_size, self.sequences = gguf, threads, batch, sequences
+        self.context = int(llama_cpp.llama_n_ctx_seq(self.ctx))
+        self.vocab = llama_cpp.llama_model_get_vocab(self.model)
+        self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
+        self.memory = llama_cpp.llama_get_memory(self.ctx)
+        self.batch = llama_cpp.llama_batch_init(batch, 0, sequences)
+        self.pieces: dict[int, bytes] = {}
+        self.lock = threading.Lock()  # tokenizing may happen on other threads than decoding
+
+    @staticmethod
+    def kv_bytes_per_token(gguf: Path) -> int:
+        """What one token of context costs in the f16 KV cache, read from the GGUF's metadata (no weights)."""
+        quiet_logs()
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), params)
+        if not model:
+            raise EngineError(f"llama.cpp could not read {gguf}")
         try:
-            self.llm = Llama(
-                model_path=str(gguf), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise EngineError(f"llama.cpp could not load {gguf}: {exc}") from exc
-        self.gguf, self.n_ctx, self.threads = gguf, self.llm.n_ctx(), self.llm.n_threads
-        self.prompt_cache = prompt_cache
-        self.cache = PromptCache(cache_mb * 1024 * 1024)
-        self.live_prompt = 0  # length of the prompt of the conversation whose KV state is live
-        metadata = self.llm.metadata
-        self.template = ChatTemplate(
-            metadata.get("tokenizer.chat_template", ""),
-            bos_token=self.token_text(self.llm.token_bos()),
-            eos_token=self.token_text(self.llm.token_eos()),
-        )
+            def number(key: str, default: int = 0) -> int:
+                value = meta_of(model, key)
+                return int(value) if value is not None and value.isdigit() else default
+
+            arch = meta_of(model, "general.architecture") or ""
+            layers, width = number(f"{arch}.block_count"), number(f"{arch}.embedding_length")
+            heads = number(f"{arch}.attention.head_count", 1)
+            kv_heads = number(f"{arch}.attention.head_count_kv", heads)
+            key_length = number(f"{arch}.attention.key_length", width // max(1, heads))
+            value_length = number(f"{arch}.attention.value_length", key_length)
+            return 2 * layers * kv_heads * (key_length + value_length)
+        finally:
+            llama_cpp.llama_model_free(model)
+
+    # --- facts about the model --------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        return meta_of(self.model, key)
+
+    @property
+    def quantisation(self) -> str:
+        raw = self.meta("general.file_type")
+        return FILE_TYPES.get(int(raw), f"type {raw}") if raw and raw.isdigit() else "unknown"
+
+    @property
+    def chat_template(self) -> str:
+        return self.meta("tokenizer.chat_template") or ""
 
     def token_text(self, token: int) -> str:
-        if token < 0:
-            return ""
-        return self.llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+        return self.piece(token).decode("utf-8", errors="replace") if token >= 0 else ""
 
-    def tokenize(self, text: str) -> list[int]:
-        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+    @property
+    def bos_text(self) -> str:
+        return self.token_text(int(llama_cpp.llama_vocab_bos(self.vocab)))
 
-    # --- the prompt cache -----------------------------------------------------------------------------
-    def live_tokens(self) -> list[int]:
-        return [int(t) for t in self.llm.input_ids[: self.llm.n_tokens]]
+    @property
+    def eos_text(self) -> str:
+        return self.token_text(int(llama_cpp.llama_vocab_eos(self.vocab)))
 
-    def snapshot(self) -> Snapshot:
-        ctx = self.llm._ctx.ctx
-        size = llama_cpp.llama_state_seq_get_size(ctx, SEQUENCE)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, SEQUENCE)
-        return Snapshot(tuple(self.live_tokens()), ctypes.string_at(buffer, written))
-
-    def restore(self, snapshot: Snapshot) -> None:
-        ctx = self.llm._ctx.ctx
-        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(ctx), True)
-        data = (ctypes.c_uint8 * len(snapshot.kv)).from_buffer_copy(snapshot.kv)
-        if llama_cpp.llama_state_seq_set_data(ctx, data, len(snapshot.kv), SEQUENCE) != len(snapshot.kv):
-            raise EngineError("llama.cpp refused a cached KV state")
-        self.llm.input_ids[: len(snapshot.tokens)] = snapshot.tokens
-        self.llm.n_tokens = len(snapshot.tokens)
-        self.llm._requires_eval = True
-
-    def prepare(self, prompt: list[int]) -> int:
-        """Make the live KV state the best available prefix of `prompt`; returns how many tokens it reuses."""
-        if not self.prompt_cache:
-            self.llm.reset()
-            return 0
-        live = self.live_tokens()
-        live_shared = common_prefix(live, prompt)
-        snapshot, cached_shared = self.cache.best(prompt)
-        leaving = live and live_shared < self.live_prompt  # the live state belongs to another conversation
-        if leaving:
-            self.cache.put(self.snapshot())
-        if snapshot is not None and cached_shared > live_shared:
-            self.restore(snapshot)
-            live_shared = cached_shared
-        self.live_prompt = len(prompt)
-        return min(live_shared, len(prompt) - 1)  # the last prompt token is always evaluated again
-
-    # --- generation -----------------------------------------------------------------------------------
     def is_end(self, token: int) -> bool:
-        return bool(llama_cpp.llama_vocab_is_eog(self.llm._model.vocab, token))
+        return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
 
-    def generate(
-        self,
-        prompt: list[int],
-        sampling: Sampling,
-        tools: ToolGrammar,
-        cancel: threading.Event,
-        on_text: Callable[[str], None] | None = None,
-    ) -> Generation:
-        if len(prompt) >= self.n_ctx:
-            raise ContextLengthExceeded(
-                f"the prompt is {len(prompt)} tokens; this server's context is {self.n_ctx} tokens"
-            )
-        try:
-            return self.run(prompt, sampling, tools, cancel, Streamer((*sampling.stop, OPEN), on_text))
-        except (RuntimeError, ValueError, OSError) as exc:
-            raise EngineError(f"llama.cpp failed while generating: {exc}") from exc
+    def is_special(self, text: str) -> bool:
+        """Whether `text` is one control or user-defined token (Qwen's <tool_call> is; SmolLM2's is plain text)."""
+        tokens = self.tokenize(text)
+        if len(tokens) != 1:
+            return False
+        attributes = int(llama_cpp.llama_vocab_get_attr(self.vocab, tokens[0]))
+        return bool(attributes & (llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED))
 
-    def run(
-        self, prompt: list[int], sampling: Sampling, tools: ToolGrammar, cancel: threading.Event, streamer: Streamer
-    ) -> Generation:
-        budget = min(sampling.max_tokens or self.n_ctx, self.n_ctx - len(prompt))
-        out = Generation("", cache_n=self.prepare(prompt))
-        out.prompt_n = len(prompt) - out.cache_n
-        self.llm.set_seed(sampling.seed)
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        grammar, began, first = tools.forced, time.perf_counter(), None
-        while True:
-            switched = False
-            for token in self.llm.generate(prompt + out.tokens, **self.sampler(sampling, grammar)):
-                first = first or time.perf_counter()
-                if self.is_end(token):
-                    break
-                out.tokens.append(token)
-                out.text += decoder.decode(self.llm.detokenize([token], special=True))
-                finish = self.should_stop(out, sampling.stop, budget, cancel)
-                if finish is not None:
-                    out.finish = finish
-                    break
-                if grammar is None and tools.after_open and opened(out.text):
-                    grammar, switched = tools.after_open, True  # constrain the rest of the call from here on
-                    break
-                streamer.update(out.text)
-            if not switched:
-                break
-        ended = time.perf_counter()
-        streamer.update(out.text, final=True)
-        out.prompt_ms = ((first or ended) - began) * 1000
-        out.predicted_ms = (ended - (first or ended)) * 1000
-        return out
+    # --- text <-> tokens --------------------------------------------------------------------------------
+    def tokenize(self, text: str, special: bool = True) -> list[int]:
+        data = text.encode("utf-8")
+        room = len(data) + 16
+        with self.lock:
+            buffer = (llama_cpp.llama_token * room)()
+            count = llama_cpp.llama_tokenize(self.vocab, data, len(data), buffer, room, False, special)
+            if count < 0:
+                raise EngineError(f"tokenizing needed {-count} slots, more than the {room} given")
+            return list(buffer[:count])
 
-    @staticmethod
-    def should_stop(out: Generation, stop: Sequence[str], budget: int, cancel: threading.Event) -> Finish | None:
-        for word in stop:
-            if word in out.text:
-                out.text = out.text[: out.text.index(word)]
-                return "stop"
-        if cancel.is_set():
-            return "cancelled"
-        return "length" if len(out.tokens) >= budget else None
+    def piece(self, token: int) -> bytes:
+        """The bytes one token stands for (special tokens as their text)."""
+        known = self.pieces.get(token)
+        if known is not None:
+            return known
+        if not 0 <= token < self.n_vocab:
+            raise EngineError(f"token {token} is outside the vocabulary of {self.n_vocab}")
+        buffer = ctypes.create_string_buffer(256)
+        size = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, True)
+        if size < 0:  # a longer piece: llama.cpp says how much room it needs
+            buffer = ctypes.create_string_buffer(-size)
+            size = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, True)
+        data = buffer.raw[: max(size, 0)]
+        self.pieces[token] = data
+        return data
 
-    @staticmethod
-    def sampler(sampling: Sampling, grammar: str | None) -> dict[str, Any]:
-        return {
-            "temp": sampling.temperature,
-            "top_p": sampling.top_p,
-            "top_k": 0,
-            "min_p": 0.0,
-            "repeat_penalty": 1.0,
-            "grammar": LlamaGrammar.from_string(grammar, verbose=False) if grammar else None,
-        }
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        return b"".join(self.piece(t) for t in tokens).decode("utf-8", errors="replace")
+
+    def guidance_tokenizer(self) -> Any:
+        """llguidance's view of this vocabulary (about a second to build; the caller keeps it)."""
+        from llguidance.llamacpp import lltokenizer_from_vocab
+
+        return lltokenizer_from_vocab(self.vocab)
+
+    # --- evaluation ------------------------------------------------------------------------------------
+    def decode(self, rows: Sequence[Row]) -> None:
+        """Evaluate rows in one llama_decode call; their logits (where asked) are read with `logits(i)`."""
+        if not 0 < len(rows) <= self.batch_size:
+            raise EngineError(f"a decode call takes 1 to {self.batch_size} rows, not {len(rows)}")
+        batch = self.batch
+        for index, row in enumerate(rows):
+            if not (0 <= row.token < self.n_vocab and 0 <= row.sequence < self.sequences):
+                raise EngineError(f"row {row} names a token or sequence that does not exist")
+            if not 0 <= row.position < self.context:
+                raise EngineError(f"position {row.position} is outside the context of {self.context}")
+            batch.token[index], batch.pos[index] = row.token, row.position
+            batch.n_seq_id[index], batch.seq_id[index][0], batch.logits[index] = 1, row.sequence, row.logits
+        batch.n_tokens = len(rows)
+        status = llama_cpp.llama_decode(self.ctx, batch)
+        if status != 0:
+            raise EngineError(f"llama_decode failed with status {status}")
+
+    def logits(self, index: int) -> npt.NDArray[np.float32]:
+        """The logits of row `index` of the last decode call, as a view valid until the next call."""
+        pointer = llama_cpp.llama_get_logits_ith(self.ctx, index)
+        return np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))
+
+    # --- KV sequences ----------------------------------------------------------------------------------
+    def keep(self, sequence: int, length: int) -> None:
+        """Keep the first `length` cells of a sequence, drop the rest."""
+        llama_cpp.llama_memory_seq_rm(self.memory, sequence, length, -1)
+
+    def copy(self, source: int, target: int) -> None:
+        """Make `target` hold exactly what `source` holds (whole streams only: llama.cpp aborts on partial copies)."""
+        if source == target:
+            return
+        llama_cpp.llama_memory_seq_rm(self.memory, target, -1, -1)
+        llama_cpp.llama_memory_seq_cp(self.memory, source, target, -1, -1)
+
+    def close(self) -> None:
+        if self.ctx:
+            llama_cpp.llama_batch_free(self.batch)
+            llama_cpp.llama_free(self.ctx)
+            llama_cpp.llama_model_free(self.model)
+            self.ctx = self.model = None

@@ -5,7 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from models.dialects import Parsed, ParsedCall, native_messages, parse, written_messages
+import json
+
+import pytest
+
+from models.dialects import Opening, Parsed, ParsedCall, native_messages, opening, parse, written_messages
 from models.template import ChatTemplate
 
 QWEN_TEMPLATE = (Path(__file__).parent / "data" / "qwen2_5_chat_template.jinja").read_text()
@@ -111,3 +115,75 @@ def test_an_unclosed_block_stays_content_and_is_counted() -> None:
 def test_plain_text_is_content() -> None:
     assert parse("  Hello.  ") == Parsed("Hello.", [], 0)
     assert parse("") == Parsed(None, [], 0)
+
+
+OFFERED = ("list_files", "read_file")
+RECORDED = [json.loads(line) for line in (Path(__file__).parent / "data" / "replies.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize(
+    "row", RECORDED, ids=[f"{r['model']}-{r['suite']}-{r['task']}-{r['turn']}" for r in RECORDED]
+)
+def test_real_replies_of_real_models_parse_as_recorded(row: dict[str, Any]) -> None:
+    """Greedy replies of Qwen2.5-Coder 0.5B/1.5B and SmolLM2 on the eval's tasks, with no grammar applied."""
+    parsed = parse(row["raw"], OFFERED)
+    expected = row["expected"]
+    assert [[c.name, c.arguments] for c in parsed.calls] == expected["calls"]
+    assert parsed.content == expected["content"] and parsed.malformed == expected["malformed"]
+
+
+def test_the_recordings_hold_every_form_the_family_writes() -> None:
+    raws = [r["raw"] for r in RECORDED if r["expected"]["calls"]]
+    assert any(r.startswith('{"name"') for r in raws)  # bare
+    assert any("\n{" in r.strip() and r.startswith('{"name"') for r in raws)  # several, one per line
+    assert any(r.startswith("```json") for r in raws)  # fenced
+    assert any(r.startswith("{{") for r in raws)  # doubled braces
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "read_file", "arguments": {"path": "a.txt"}}',
+        '  {"name":"read_file","arguments":"{\\"path\\": \\"a.txt\\"}"}  ',
+        '```json\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n```',
+        '```\n[{"name": "read_file", "arguments": {"path": "a.txt"}}]\n```',
+        '{{"name": "read_file", "arguments": {"path": "a.txt"}}}',
+        '[{"name": "read_file", "parameters": {"path": "a.txt"}}]',
+        '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n</tool_call>',
+    ],
+)
+def test_every_form_is_the_same_call(text: str) -> None:
+    assert parse(text, OFFERED) == Parsed(None, [ParsedCall("read_file", {"path": "a.txt"})])
+
+
+def test_several_bare_calls_on_their_own_lines() -> None:
+    text = '{"name": "list_files", "arguments": {}}\n{"name": "read_file", "arguments": {"path": "b.log"}}'
+    assert parse(text, OFFERED).calls == [ParsedCall("list_files", {}), ParsedCall("read_file", {"path": "b.log"})]
+
+
+def test_text_before_a_fence_stays_content() -> None:
+    text = 'I will read it.\n```json\n{"name": "read_file", "arguments": {"path": "a"}}\n```'
+    assert parse(text, OFFERED) == Parsed("I will read it.", [ParsedCall("read_file", {"path": "a"})])
+
+
+def test_json_that_names_no_offered_tool_is_an_answer_not_a_call() -> None:
+    for answer in ('{"name": "Bob", "arguments": {"age": 3}}', '{"answer": 3}', "[1, 2, 3]", '```json\n{"a": 1}\n```'):
+        parsed = parse(answer, OFFERED)
+        assert parsed.calls == [] and parsed.content == answer
+    assert parse('{"name": "Bob", "arguments": {}}', None).calls == [ParsedCall("Bob", {})]  # any name, if asked
+
+
+def test_opening_says_when_a_reply_is_or_may_become_a_call_and_what_to_hold_back() -> None:
+    assert opening('{"name":') == Opening("anchored", 0) == opening(' ```json\n {{ "name" :')
+    assert opening("Sure <tool_call>") == Opening("tagged", 5)
+    assert opening('Like so:\n```json\n{"name":') == Opening("fenced", 9)
+    for start in ("", "  {", '```json\n[{"na', "{{"):
+        assert opening(start) == Opening("maybe", 0)
+    assert opening("Sure <tool_") == Opening("maybe", 5) and opening("Here ``") == Opening("maybe", 5)
+    assert opening('Like so:\n```json\n{"na') == Opening("maybe", 9)
+    names = ("read_file",)  # with the tools named, a call begins only once it names one of them
+    assert opening('{"name": "read_file"', names) == Opening("anchored", 0)
+    assert opening('{"name": "read_f', names) == Opening("maybe", 0)
+    assert opening('{"name": "file_1.txt"', names) == Opening("no", 21)
+    for text in ("The answer is 3", '{"answer": 3}', "```python", 'See:\n```python\nprint("name")'):
+        assert opening(text) == Opening("no", len(text))

@@ -1,0 +1,134 @@
+"""The llama backend: a GGUF served through the scheduler, with everything checked before the first byte."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+
+from models.dialects import OPEN
+from models.template import ChatTemplate
+from serve.core.backend import Event, Finished, Prepared, Token
+from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRequest
+from serve.llama.chat import plan, prompt_text
+from serve.llama.constraints import Grammars
+from serve.llama.decoding import Decoder, Settings
+from serve.llama.engine import Engine
+from serve.llama.scheduler import Scheduler, Ticket
+from wire.types import ChatCompletionRequest, ModelCard
+
+
+@dataclass(frozen=True)
+class Options:
+    parallel: int = 4
+    chunk: int = 64
+    jump_forward: bool = True
+    prompt_cache: bool = True
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What is true of the file actually loaded (read from it, not from the registry)."""
+
+    name: str
+    file: str
+    size: int
+    sha256: str
+    dialect: str = "hermes"
+
+
+class LlamaBackend:
+    def __init__(self, engine: Engine, facts: ModelFacts, options: Options | None = None) -> None:
+        self.engine, self.facts, self.options = engine, facts, options or Options()
+        self.template = ChatTemplate(engine.chat_template, bos_token=engine.bos_text, eos_token=engine.eos_text)
+        self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN))
+        self.scheduler = Scheduler(
+            engine, self.decoder, self.options.parallel, self.options.chunk, self.options.prompt_cache
+        )
+        self.scheduler.start()
+        self.requests = self.malformed_tool_calls = 0
+
+    def decoder(self, settings: Settings) -> Decoder:
+        return Decoder(settings, self.grammars, self.engine.piece, self.engine.is_end)
+
+    def close(self) -> None:
+        self.scheduler.stop()
+
+    # --- what the server says about itself ------------------------------------------------------------
+    def meta(self) -> dict[str, Any]:
+        return {
+            "file": self.facts.file,
+            "size": self.facts.size,
+            "sha256": self.facts.sha256,
+            "quantisation": self.engine.quantisation,
+            "context": self.engine.context,
+        }
+
+    def model_cards(self) -> list[ModelCard]:
+        return [ModelCard(id=self.facts.name, owned_by="llama.cpp", description=self.facts.file, meta=self.meta())]
+
+    def health(self) -> dict[str, Any]:
+        engine = self.engine
+        return {
+            "status": "ok",
+            "model": self.facts.name,
+            "loaded": True,
+            **self.meta(),
+            "tool_call_dialect": self.facts.dialect,
+            "threads": engine.threads,
+            "parallel": self.options.parallel,
+            "sequences": engine.sequences,
+            "prompt_cache": self.scheduler.slots.stats() | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk},
+            "jump_forward": self.options.jump_forward,
+            "requests": self.requests,
+            "queue_depth": self.queue_depth(),
+            "malformed_tool_calls": self.malformed_tool_calls,
+        }
+
+    def queue_depth(self) -> int:
+        return self.scheduler.queue_depth()
+
+    # --- requests -----------------------------------------------------------------------------------------
+    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared:
+        if request.top_logprobs and not request.logprobs:
+            raise InvalidRequest("top_logprobs needs logprobs: true", param="top_logprobs")
+        rough = plan(request, self.grammars, 1, self.options.jump_forward)
+        text = prompt_text(self.template, request, rough.shown)
+        prompt = await anyio.to_thread.run_sync(self.engine.tokenize, text)
+        if len(prompt) >= self.engine.context:
+            raise ContextLengthExceeded(self.engine.context, len(prompt))
+        room = self.engine.context - len(prompt)
+        limit = min(request.completion_limit() or room, room)
+        settings = replace(rough.settings, max_tokens=limit)
+        self.requests += 1
+        return Prepared(request, len(prompt), (prompt, settings))
+
+    async def run(self, job: Prepared) -> AsyncIterator[Event]:
+        prompt, settings = job.state
+        loop, events = asyncio.get_running_loop(), asyncio.Queue[Event | EngineError]()
+        ticket = Ticket(prompt, settings, lambda e: loop.call_soon_threadsafe(events.put_nowait, e), on_finish=self.count)
+        self.scheduler.submit(ticket)
+        try:
+            while True:
+                event = await events.get()
+                if isinstance(event, EngineError):
+                    raise APIError(f"the model failed while generating: {event}")
+                yield event
+                if isinstance(event, Finished):
+                    return
+        finally:
+            ticket.cancel()  # the client left, or we are done: nothing more is generated for nobody
+
+    def count(self, finished: Finished, malformed: int) -> None:
+        self.malformed_tool_calls += malformed
+
+    def tokenize(self, text: str, special: bool) -> list[Token]:
+        return [Token(t, self.engine.token_text(t)) for t in self.engine.tokenize(text, special)]
+
+    def detokenize(self, tokens: list[int]) -> str:
+        if any(not 0 <= t < self.engine.n_vocab for t in tokens):
+            raise InvalidRequest(f"token ids must be between 0 and {self.engine.n_vocab - 1}", param="tokens")
+        return self.engine.detokenize(tokens)

@@ -1,0 +1,166 @@
+"""Grammars that constrain generation, on llguidance: tool calls in every form the dialect knows, JSON replies.
+
+Why llguidance rather than llama.cpp's GBNF path: it compiles any JSON Schema without crashing (a quoted
+property name or an empty enum is an error message, not a segfault), computes a token mask in microseconds,
+and tells which tokens the grammar forces next, which is what jump-forward decoding needs.
+
+A tool call is written `{"name": <offered tool>, "arguments": <valid for that tool>}`, in one of the
+dialect's forms: bare (one per line when parallel), inside a ```json fence, as a list, with doubled
+braces, or inside <tool_call> blocks after free text. The opening is free (whatever whitespace the model
+chose); from the tool name on, the separators are fixed, so most of a call is forced and costs no sampling.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import llguidance
+from llguidance.gbnf_to_lark import gbnf_to_lark
+
+from models.dialects import CLOSE, OPEN
+from serve.errors import InvalidRequest
+from wire.types import ToolDefinition
+
+Family = Literal["anchored", "tagged", "fenced", "required"]
+JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
+# a reply that must be prose: it may not open with JSON, a tag or a fence
+PROSE = 'start: PROSE\nPROSE: /[^{<`\\[\\s](?s:.*)/ | /\\s+[^{<`\\[\\s](?s:.*)/\n'
+
+
+@dataclass(frozen=True)
+class ToolGrammar:
+    """Which tools, whether several calls may come in one reply, and whether the tag is a special token."""
+
+    tools: tuple[tuple[str, str], ...]  # (name, schema as JSON)
+    parallel: bool
+    special_tag: bool
+
+    @classmethod
+    def of(cls, tools: Sequence[ToolDefinition], parallel: bool, special_tag: bool) -> ToolGrammar:
+        pairs = tuple(
+            (t["function"]["name"], json.dumps(t["function"].get("parameters") or EMPTY_OBJECT, sort_keys=True))
+            for t in tools
+        )
+        return cls(pairs, parallel, special_tag)
+
+    def common(self) -> str:
+        names = " | ".join(f'"\\"{name}\\", \\"arguments\\": " args_{i}' for i, (name, _) in enumerate(self.tools))
+        rules = "\n".join(args_rule(f"args_{i}", schema) for i, (_, schema) in enumerate(self.tools))
+        return (
+            'call: "{" WS? "\\"name\\"" WS? ":" WS? name_args WS? "}"\n'
+            f"name_args: {names}\nWS: /[ \\t\\n]+/\n{rules}\n"
+        )
+
+    def tags(self) -> tuple[str, str]:
+        return (OPEN, CLOSE) if self.special_tag else (json.dumps(OPEN), json.dumps(CLOSE))
+
+    def anchored(self) -> str:
+        more = "(SEP call)*" if self.parallel else ""
+        items = '("," WS? call)*' if self.parallel else ""
+        return (
+            f"calls: call {more}\nSEP: /[ \\t]*\\n[ \\t\\n]*/\n"
+            'fenced: "```" LANG? WS? (calls | listed) WS? "```"\nLANG: "json" | "JSON"\n'
+            f'listed: "[" WS? call {items} WS? "]"\ndoubled: "{{" call "}}"\n'
+            "anchored: calls | fenced | listed | doubled\n"
+        )
+
+    def tagged(self, with_text: bool) -> str:
+        open_, close = self.tags()
+        more = f"(WS? {open_} WS? call WS? {close})*" if self.parallel else ""
+        if self.special_tag:
+            head = "TEXT? " if with_text else ""
+            return f"tagged: {head}{open_} WS? call WS? {close} {more}\nTEXT: /(?s:.+)/\n"
+        if with_text:
+            return f"tagged: head WS? call WS? {close} {more}\nhead[lazy]: ANYTEXT {open_}\nANYTEXT: /(?s:.*)/\n"
+        return f"tagged: {open_} WS? call WS? {close} {more}\n"
+
+    def with_document(self, document: str) -> str:
+        """A reply that is a call or a JSON document (tools offered together with a response_format)."""
+        return (
+            f"start: WS? (anchored | tagged | doc)\ndoc: {document}\n"
+            + self.anchored()
+            + self.tagged(with_text=False)
+            + self.common()
+        )
+
+    def lark(self, family: Family) -> str:
+        """The whole reply's grammar, fed every token from the reply's first once the family is known."""
+        if family == "anchored":
+            return "start: WS? anchored\n" + self.anchored() + self.common()
+        if family == "fenced":
+            return (
+                'start: head LANG? WS? (calls | listed) WS? "```"\nhead[lazy]: ANYTEXT "```"\nANYTEXT: /(?s:.*)/\n'
+                + self.anchored()
+                + self.common()
+            )
+        if family == "tagged":
+            return "start: tagged\n" + self.tagged(with_text=True) + self.common()
+        return "start: WS? (anchored | tagged)\n" + self.anchored() + self.tagged(with_text=False) + self.common()
+
+
+def args_rule(rule: str, schema_json: str) -> str:
+    schema = json.loads(schema_json)
+    return f"{rule}: %json {json.dumps({**schema, 'x-guidance': JSON_STYLE})}"
+
+
+def json_document(schema: Mapping[str, Any]) -> str:
+    return f"%json {json.dumps({**schema, 'x-guidance': JSON_STYLE})}"
+
+
+def json_reply(schema: Mapping[str, Any]) -> str:
+    return f"start: {json_document(schema)}\n"
+
+
+class Grammars:
+    """Compiles grammars against one vocabulary and says, in words, which part of a request cannot be compiled."""
+
+    def __init__(self, tokenizer: Any, special_tag: bool) -> None:
+        self.tokenizer, self.special_tag = tokenizer, special_tag
+        self.checked: dict[str, str] = {}
+
+    def problem(self, grammar: str) -> str:
+        if grammar not in self.checked:
+            if len(self.checked) > 4096:
+                self.checked.clear()
+            self.checked[grammar] = llguidance.LLMatcher.validate_grammar(grammar, self.tokenizer)
+        return self.checked[grammar]
+
+    def check_tools(self, tools: Sequence[ToolDefinition]) -> None:
+        """Each tool's schema compiled alone, so the error names the tool."""
+        for index, tool in enumerate(tools):
+            schema = json.dumps(tool["function"].get("parameters") or EMPTY_OBJECT, sort_keys=True)
+            problem = self.problem(f"start: {args_rule('args', schema).removeprefix('args: ')}\n")
+            if problem:
+                raise InvalidRequest(
+                    f"tool {tool['function']['name']!r}: its parameters cannot constrain generation: {first(problem)}",
+                    param=f"tools[{index}].function.parameters",
+                )
+
+    def checked_grammar(self, grammar: str, what: str, param: str) -> str:
+        problem = self.problem(grammar)
+        if problem:
+            raise InvalidRequest(f"{what} cannot constrain generation: {first(problem)}", param=param)
+        return grammar
+
+    def tool_grammar(self, tools: Sequence[ToolDefinition], parallel: bool) -> ToolGrammar:
+        self.check_tools(tools)
+        return ToolGrammar.of(tools, parallel, self.special_tag)
+
+    def gbnf(self, grammar: str) -> str:
+        """A client's GBNF grammar (llama-server's `grammar` field) as llguidance's Lark, checked."""
+        try:
+            lark = gbnf_to_lark(grammar)
+        except Exception as exc:  # the converter raises plain exceptions of several kinds on bad input
+            raise InvalidRequest(f"grammar: not a GBNF grammar this server can read: {exc}", param="grammar") from exc
+        return self.checked_grammar(lark, "grammar", "grammar")
+
+    def matcher(self, grammar: str) -> llguidance.LLMatcher:
+        return llguidance.LLMatcher(self.tokenizer, grammar, log_level=0)
+
+
+def first(problem: str) -> str:
+    return problem.strip().splitlines()[0][:300]

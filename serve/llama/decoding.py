@@ -1,0 +1,221 @@
+"""One request's generation, token by token, with no llama.cpp in sight: sampling, constraints, stops, streaming.
+
+The scheduler evaluates tokens; a Decoder decides what they mean. It picks the next token from logits
+(argmax for temperature 0, so the same request gives the same reply), masked by the active grammar. With
+tools offered, the reply is watched for the opening of a call in any form the dialect knows; at that
+moment the call grammar takes over, fed every token of the reply so far, and from then on each token
+the grammar forces is appended without sampling (jump-forward). Text is released for streaming only
+once it can no longer turn out to be a call or a stop string.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import llguidance
+import llguidance.numpy
+import numpy as np
+import numpy.typing as npt
+
+from models.dialects import Parsed, opening, parse, partial_suffix
+from serve.llama.constraints import Grammars, ToolGrammar
+from wire.types import AssistantMessage, FinishReason, ToolCall, TokenLogprob, TopLogprob
+
+Finish = Literal["stop", "length", "cancelled"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a request asks of its generation."""
+
+    max_tokens: int
+    temperature: float = 0.0  # 0 is argmax: the same request gives the same reply
+    top_p: float = 1.0
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+    logprobs: bool = False
+    top_logprobs: int = 0
+    tools: ToolGrammar | None = None  # watch for calls and constrain them once they open (tool_choice auto)
+    forced: str | None = None  # a grammar from the first token (tool_choice required, response_format, grammar)
+    offered: tuple[str, ...] | None = None  # the tool names whose calls are parsed out of the reply
+    jump_forward: bool = True
+
+
+@dataclass
+class Decoder:
+    settings: Settings
+    grammars: Grammars
+    piece: Callable[[int], bytes]
+    is_end: Callable[[int], bool]
+    tokens: list[int] = field(default_factory=list)
+    text: str = ""
+    forced_count: int = 0
+    finish: Finish | None = None
+    matcher: llguidance.LLMatcher | None = None
+    watching: bool = False  # looking for the opening of a call
+    released: int = 0  # characters of `text` already streamed
+    logprobs: list[TokenLogprob] = field(default_factory=list)
+    released_logprobs: int = 0
+
+    def __post_init__(self) -> None:
+        self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.rng = np.random.default_rng(self.settings.seed)
+        if self.settings.forced is not None:
+            self.matcher = self.grammars.matcher(self.settings.forced)
+        self.watching = self.settings.tools is not None and self.matcher is None
+        self.mask: Any = None
+
+    # --- choosing the next token --------------------------------------------------------------------
+    def pick(self, logits: npt.NDArray[np.float32]) -> int:
+        scores = np.array(logits, dtype=np.float32)  # our own copy: llama.cpp's buffer is reused
+        if self.settings.logprobs:
+            self.record_logprobs(scores)
+        if self.matcher is not None:
+            if self.mask is None:
+                self.mask = llguidance.numpy.allocate_token_bitmask(1, self.grammars.tokenizer.vocab_size)
+            llguidance.numpy.fill_next_token_bitmask(self.matcher, self.mask, 0)
+            llguidance.numpy.apply_token_bitmask_inplace(scores, self.mask)
+        if self.settings.temperature <= 0:
+            return int(np.argmax(scores))
+        return self.sample(scores)
+
+    def sample(self, scores: npt.NDArray[np.float32]) -> int:
+        scaled = scores.astype(np.float64) / self.settings.temperature
+        probabilities = np.exp(scaled - scaled.max())
+        probabilities /= probabilities.sum()
+        if self.settings.top_p < 1.0:
+            order = np.argsort(-probabilities)
+            keep = np.cumsum(probabilities[order]) - probabilities[order] < self.settings.top_p
+            nucleus = np.zeros_like(probabilities)
+            nucleus[order[keep]] = probabilities[order[keep]]
+            probabilities = nucleus / nucleus.sum()
+        return int(self.rng.choice(len(probabilities), p=probabilities))
+
+    def record_logprobs(self, scores: npt.NDArray[np.float32]) -> None:
+        """The model's own distribution at this step (before any grammar), for the token about to be chosen."""
+        shifted = scores.astype(np.float64) - scores.max()
+        logprobs = shifted - np.log(np.exp(shifted).sum())
+        top = np.argsort(-logprobs)[: self.settings.top_logprobs] if self.settings.top_logprobs else []
+        self.pending_logprobs = (logprobs, [self.entry(int(t), float(logprobs[t])) for t in top])
+
+    def entry(self, token: int, logprob: float) -> TopLogprob:
+        data = self.piece(token)
+        return {"token": data.decode("utf-8", errors="replace"), "logprob": logprob, "bytes": list(data)}
+
+    # --- taking a token ------------------------------------------------------------------------------
+    def accept(self, token: int) -> list[int]:
+        """Take a chosen token; returns the tokens the grammar forces after it (to be evaluated, not sampled)."""
+        if self.settings.logprobs:
+            logprobs, top = self.pending_logprobs
+            self.logprobs.append({**self.entry(token, float(logprobs[token])), "top_logprobs": top})  # type: ignore[typeddict-item]
+        if self.is_end(token):
+            self.finish = "stop"
+            return []
+        self.append(token)
+        if self.matcher is not None and not self.matcher.consume_token(token):
+            self.finish = "stop"  # cannot happen under the mask; a grammar that breaks ends the reply
+        self.watch()
+        self.check_limits()
+        return self.jump_forward()
+
+    def append(self, token: int) -> None:
+        self.tokens.append(token)
+        self.text += self.utf8.decode(self.piece(token))
+        for word in self.settings.stop if self.matcher is None else ():
+            if word in self.text:
+                self.text = self.text[: self.text.index(word)]
+                self.finish = "stop"
+
+    def watch(self) -> None:
+        """Once the reply opens a call, the call grammar takes over, fed every token of the reply so far."""
+        if not self.watching or self.finish is not None:
+            return
+        form = opening(self.text, self.settings.offered).form
+        if form in ("no", "maybe"):
+            return
+        assert self.settings.tools is not None
+        self.watching = False
+        matcher = self.grammars.matcher(self.settings.tools.lark(form))
+        if matcher.consume_tokens(self.tokens):
+            self.matcher = matcher  # otherwise the opening names no offered tool: it stays text
+
+    def check_limits(self) -> None:
+        if self.finish is None and self.matcher is not None and self.matcher.is_stopped():
+            self.finish = "stop"
+        if self.finish is None and len(self.tokens) >= self.settings.max_tokens:
+            self.finish = "length"
+
+    def jump_forward(self) -> list[int]:
+        if self.finish is not None or self.matcher is None or not self.settings.jump_forward:
+            return []
+        forced = list(self.matcher.compute_ff_tokens())
+        room = self.settings.max_tokens - len(self.tokens)
+        forced = forced[:room]
+        if not forced:
+            return []
+        self.matcher.consume_tokens(forced)
+        for token in forced:
+            self.append(token)
+            if self.settings.logprobs:
+                self.logprobs.append({**self.entry(token, 0.0), "top_logprobs": []})  # forced: certain
+        self.forced_count += len(forced)
+        self.check_limits()
+        return forced
+
+    # --- what may be shown, and the end ------------------------------------------------------------
+    def held_from(self) -> int:
+        """Where the text that must not be streamed yet begins: a possible stop string, or a possible call."""
+        text, end = self.text, len(self.text)
+        for word in self.settings.stop:
+            end = min(end, len(text) - partial_suffix(text, word))
+        if self.settings.offered is None:
+            return end
+        if self.settings.forced is not None:
+            return 0  # the whole reply is a call
+        return min(end, opening(text, self.settings.offered).at)
+
+    def release(self, final: Parsed | None = None) -> tuple[str, list[TokenLogprob] | None]:
+        """Text that is now safe to stream (and the log-probabilities behind it). At the end (`final`), a reply
+        that held no call releases everything it held back."""
+        end = self.held_from() if final is None else self.released if final.calls else len(self.text)
+        if end <= self.released:
+            return "", None
+        piece, self.released = self.text[self.released : end], end
+        logprobs = None
+        if self.settings.logprobs:
+            logprobs = self.logprobs[self.released_logprobs :]
+            self.released_logprobs = len(self.logprobs)
+        return piece, logprobs
+
+    def parsed(self) -> Parsed:
+        self.text += self.utf8.decode(b"", final=True)
+        if self.settings.offered is None:
+            return Parsed(self.text or None)
+        return parse(self.text, self.settings.offered)
+
+    def reply(self, prompt: list[int]) -> tuple[AssistantMessage, FinishReason, Parsed]:
+        parsed = self.parsed()
+        calls: list[ToolCall] = [
+            {
+                "id": call_id(prompt, index),
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+            }
+            for index, c in enumerate(parsed.calls)
+        ]
+        message: AssistantMessage = {"role": "assistant", "content": parsed.content}
+        if calls:
+            message["tool_calls"] = calls
+        finish: FinishReason = "tool_calls" if calls else "length" if self.finish == "length" else "stop"
+        return message, finish, parsed
+
+
+def call_id(prompt: list[int], index: int) -> str:
+    """Deterministic (same request, same reply) and unique across a conversation's turns (each prompt differs)."""
+    digest = hashlib.sha256(f"{index}:{','.join(map(str, prompt))}".encode()).hexdigest()
+    return f"call_{digest[:24]}"

@@ -1,0 +1,253 @@
+"""Continuous batching: up to `parallel` requests decode together, one llama_decode call per step.
+
+One thread owns the engine. Each step it admits waiting requests into free KV sequences, evaluates one
+aligned prompt chunk of the oldest request still reading its prompt (so a newcomer's prefill never stalls
+the others for long), evaluates each jump-forward run in a call of its own, and evaluates one token of
+every other decoding request in one shared call. Calls never mix prompt chunks with decode rows: a row's
+arithmetic then depends only on its own sequence, so a request's greedy reply is the same alone or beside
+others, and the same whether its prefix came from the cache or not.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from serve.core.backend import Event, Finished, TextOut
+from serve.errors import EngineError
+from serve.llama.decoding import Decoder, Settings
+from serve.llama.engine import Engine, Row
+from serve.llama.slots import Slot, Slots
+from wire.types import Timings, usage_of
+
+log = logging.getLogger(__name__)
+Sink = Callable[[Event | EngineError], None]
+
+
+@dataclass
+class Ticket:
+    """A submitted request: its prompt, what it asks, where its events go, and a way to call it off."""
+
+    prompt: list[int]
+    settings: Settings
+    sink: Sink
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    on_finish: Callable[[Finished, int], None] | None = None  # (finished, malformed tool calls seen)
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+@dataclass
+class Active:
+    ticket: Ticket
+    decoder: Decoder
+    slot: Slot
+    reuse: int
+    position: int  # the next cell of the sequence to write
+    pending: list[int] = field(default_factory=list)  # tokens chosen but not yet evaluated
+    prompt_ms: float = 0.0
+    began: float = field(default_factory=time.perf_counter)
+    first_token_at: float | None = None
+
+    @property
+    def prefilling(self) -> bool:
+        return self.position < len(self.ticket.prompt)
+
+
+class Scheduler:
+    def __init__(
+        self,
+        engine: Engine,
+        make_decoder: Callable[[Settings], Decoder],
+        parallel: int,
+        chunk: int,
+        prompt_cache: bool = True,
+    ) -> None:
+        self.engine, self.make_decoder = engine, make_decoder
+        self.parallel, self.chunk = parallel, chunk
+        self.slots = Slots(engine.sequences, chunk, reuse=prompt_cache)
+        self.waiting: deque[Ticket] = deque()
+        self.active: list[Active] = []
+        self.wakeup = threading.Condition()
+        self.stopping = False
+        self.thread = threading.Thread(target=self.loop, name="llama-scheduler", daemon=True)
+        self.steps = self.decode_calls = 0
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        with self.wakeup:
+            self.stopping = True
+            self.wakeup.notify()
+        self.thread.join(timeout=30)
+
+    def submit(self, ticket: Ticket) -> Ticket:
+        with self.wakeup:
+            self.waiting.append(ticket)
+            self.wakeup.notify()
+        return ticket
+
+    def queue_depth(self) -> int:
+        return len(self.waiting)
+
+    # --- the loop ------------------------------------------------------------------------------------
+    def loop(self) -> None:
+        while True:
+            with self.wakeup:
+                while not self.stopping and not self.waiting and not self.active:
+                    self.wakeup.wait()
+                if self.stopping:
+                    return
+            try:
+                self.step()
+            except Exception as exc:  # a bug must not wedge the server: the requests in flight get an error
+                log.exception("the scheduler failed a step")
+                self.fail_all(EngineError(f"internal error in the scheduler: {type(exc).__name__}: {exc}"))
+
+    def fail_all(self, error: EngineError) -> None:
+        for active in list(self.active):
+            active.ticket.sink(error)
+            self.retire(active)
+
+    def step(self) -> None:
+        self.steps += 1
+        self.drop_cancelled()
+        self.admit()
+        reading = [a for a in self.active if a.prefilling]
+        if reading:
+            self.guarded([reading[0]], self.prefill_chunk)
+        decoding = [a for a in self.active if not a.prefilling and a.pending]
+        for run in [a for a in decoding if len(a.pending) > 1]:
+            self.guarded([run], self.evaluate)
+        singles = [a for a in decoding if len(a.pending) == 1]
+        if singles:
+            self.guarded(singles, self.evaluate)
+
+    def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
+        """A failed llama.cpp call ends the requests in it with an error; the server and the others go on."""
+        try:
+            work(group)
+        except EngineError as exc:
+            for active in group:
+                active.ticket.sink(exc)
+                self.retire(active)
+
+    def admit(self) -> None:
+        while self.waiting and len(self.active) < self.parallel:
+            with self.wakeup:
+                ticket = self.waiting[0]
+                plan = self.slots.plan(ticket.prompt)
+                if plan is None:
+                    return
+                self.waiting.popleft()
+            slot = self.slots.take(plan)
+            if plan.copy_from is not None:
+                self.engine.copy(plan.copy_from.sequence, slot.sequence)
+            self.engine.keep(slot.sequence, plan.reuse)
+            decoder = self.make_decoder(ticket.settings)
+            self.active.append(Active(ticket, decoder, slot, plan.reuse, plan.reuse))
+
+    def drop_cancelled(self) -> None:
+        with self.wakeup:
+            for ticket in [t for t in self.waiting if t.cancelled.is_set()]:
+                self.waiting.remove(ticket)  # it left while queued: no prefill for nobody
+        for active in [a for a in self.active if a.ticket.cancelled.is_set()]:
+            active.decoder.finish = "cancelled"
+            self.finish(active)
+
+    # --- evaluation ----------------------------------------------------------------------------------
+    def prefill_chunk(self, group: list[Active]) -> None:
+        """One aligned chunk of the prompt: [k*chunk, (k+1)*chunk), or up to the prompt's end."""
+        active = group[0]
+        prompt, start = active.ticket.prompt, active.position
+        end = min(len(prompt), (start // self.chunk + 1) * self.chunk)
+        sequence = active.slot.sequence
+        rows = [Row(prompt[p], p, sequence, logits=p == len(prompt) - 1) for p in range(start, end)]
+        began = time.perf_counter()
+        self.call(rows)
+        active.prompt_ms += (time.perf_counter() - began) * 1000
+        active.slot.tokens.extend(prompt[start:end])
+        active.position = end
+        if not active.prefilling:
+            active.first_token_at = time.perf_counter()
+            self.choose(active, len(rows) - 1)
+
+    def evaluate(self, group: list[Active]) -> None:
+        """The pending tokens of each request in the group, in one call; then each chooses its next token."""
+        rows: list[Row] = []
+        last: list[int] = []
+        for active in group:
+            if active.position + len(active.pending) > self.engine.context:
+                active.decoder.finish = "length"
+                continue
+            for offset, token in enumerate(active.pending):
+                final = offset == len(active.pending) - 1
+                rows.append(Row(token, active.position + offset, active.slot.sequence, logits=final))
+            last.append(len(rows) - 1)
+        evaluated = [a for a in group if a.decoder.finish is None]
+        if rows:
+            self.call(rows)
+        for active, index in zip(evaluated, last, strict=True):
+            active.slot.tokens.extend(active.pending)
+            active.position += len(active.pending)
+            self.choose(active, index)
+        for active in group:
+            if active.decoder.finish is not None and active in self.active:
+                self.finish(active)
+
+    def call(self, rows: list[Row]) -> None:
+        self.decode_calls += 1
+        self.engine.decode(rows)
+
+    def choose(self, active: Active, row: int) -> None:
+        decoder = active.decoder
+        token = decoder.pick(self.engine.logits(row))
+        forced = decoder.accept(token)
+        active.pending = [] if decoder.finish is not None else [token, *forced]
+        text, logprobs = decoder.release()
+        if text:
+            active.ticket.sink(TextOut(text, logprobs))
+        if decoder.finish is not None:
+            self.finish(active)
+
+    # --- the end of a request --------------------------------------------------------------------------
+    def finish(self, active: Active) -> None:
+        decoder, ticket = active.decoder, active.ticket
+        message, finish, parsed = decoder.reply(ticket.prompt)
+        text, logprobs = decoder.release(parsed)
+        if text:
+            ticket.sink(TextOut(text, logprobs))
+        ended = time.perf_counter()
+        first = active.first_token_at or ended
+        predicted_ms = (ended - first) * 1000
+        generated = len(decoder.tokens)
+        timings = Timings(
+            cache_n=active.reuse,
+            prompt_n=len(ticket.prompt) - active.reuse,
+            prompt_ms=round(active.prompt_ms, 3),
+            prompt_per_second=rate(len(ticket.prompt) - active.reuse, active.prompt_ms),
+            predicted_n=generated,
+            predicted_ms=round(predicted_ms, 3),
+            predicted_per_second=rate(generated, predicted_ms),
+        )
+        usage = usage_of(len(ticket.prompt), generated, active.reuse)
+        finished = Finished(message, finish, usage, timings, decoder.logprobs if decoder.settings.logprobs else None)
+        if ticket.on_finish is not None:
+            ticket.on_finish(finished, parsed.malformed)
+        ticket.sink(finished)
+        self.retire(active)
+
+    def retire(self, active: Active) -> None:
+        if active in self.active:
+            self.active.remove(active)
+            self.slots.release(active.slot, len(active.ticket.prompt))
+
+
+def rate(count: int, ms: float) -> float:
+    return round(count / ms * 1000, 3) if ms > 0 else 0.0

@@ -1,0 +1,150 @@
+"""The decoder on a real vocabulary (SmolLM2's), driven by recorded replies of real models in place of logits.
+
+The stand-in model proposes the recorded reply token by token; once the grammar refuses what it proposes,
+it proposes whatever closes JSON soonest. Whatever it proposes, a reply that opened a call must end as a
+call whose arguments are valid for the tool's schema, and plain text must come out unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+import pytest
+
+from models.dialects import OPEN
+from models.registry import SMOLLM2
+from models.weights import locate
+from serve.llama.constraints import Grammars
+from serve.llama.decoding import Decoder, Settings
+from serve.llama.engine import Engine
+
+RECORDED = [
+    json.loads(line)
+    for line in (Path(__file__).parent.parent / "models" / "data" / "replies.jsonl").read_text().splitlines()
+]
+SCHEMAS: dict[str, Any] = {
+    "list_files": {"type": "object", "properties": {}, "additionalProperties": False},
+    "read_file": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+}
+TOOLS: Any = [{"type": "function", "function": {"name": n, "parameters": s}} for n, s in SCHEMAS.items()]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[Engine]:
+    loaded = Engine(locate(SMOLLM2), context=1024, threads=2, sequences=1)
+    yield loaded
+    loaded.close()
+
+
+@pytest.fixture(scope="module")
+def grammars(engine: Engine) -> Grammars:
+    return Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN))
+
+
+def closers(engine: Engine) -> np.ndarray:
+    """A preference for tokens that end strings and objects soonest."""
+    scores = np.zeros(engine.n_vocab, dtype=np.float32)
+    for token in range(engine.n_vocab):
+        piece = engine.piece(token)
+        if piece and set(piece) <= set(b'"}]'):
+            scores[token] = 10.0 * piece.count(b'"') + 5.0 * piece.count(b"}") + piece.count(b"]")
+    return scores
+
+
+def drive(engine: Engine, decoder: Decoder, text: str, prefer: np.ndarray, limit: int = 300) -> list[str]:
+    """Let the decoder choose each token from logits that favour the recording; returns the streamed pieces."""
+    recording, streamed, pending = engine.tokenize(text), [], []
+    while decoder.finish is None and len(decoder.tokens) < limit:
+        position = len(decoder.tokens)
+        on_track = decoder.tokens == recording[:position]
+        logits = prefer.copy()
+        if on_track:
+            logits[recording[position] if position < len(recording) else engine.n_vocab - 1] += 1000
+        if on_track and position == len(recording):
+            logits[:] = -1e9
+            logits[[t for t in range(engine.n_vocab) if engine.is_end(t)]] = 1000
+        pending = decoder.accept(decoder.pick(logits))
+        streamed.append(decoder.release()[0])
+    assert not pending or decoder.finish is not None
+    return streamed
+
+
+CALLS = [r for r in RECORDED if r["expected"]["calls"]]
+TEXTS = [r for r in RECORDED if not r["expected"]["calls"] and OPEN not in r["raw"] and "{" not in r["raw"][:3]]
+
+
+@pytest.mark.parametrize("row", CALLS, ids=[f"{r['model']}-{r['task']}-{r['turn']}" for r in CALLS])
+def test_a_recorded_call_comes_out_valid_for_its_schema(engine: Engine, grammars: Grammars, row: Any) -> None:
+    settings = Settings(max_tokens=300, tools=grammars.tool_grammar(TOOLS, parallel=True), offered=tuple(SCHEMAS))
+    decoder = Decoder(settings, grammars, engine.piece, engine.is_end)
+    streamed = drive(engine, decoder, row["raw"], closers(engine))
+    message, finish, _ = decoder.reply([1, 2, 3])
+    assert finish == "tool_calls", decoder.text
+    for call in message["tool_calls"]:
+        name, arguments = call["function"]["name"], json.loads(call["function"]["arguments"])
+        jsonschema.validate(arguments, SCHEMAS[name])
+    assert "".join(streamed) == "" if not message.get("content") else True  # a bare call streams nothing
+    assert decoder.forced_count > 0  # the grammar wrote part of it: jump-forward
+
+
+@pytest.mark.parametrize("row", TEXTS, ids=[f"{r['model']}-{r['task']}-{r['turn']}" for r in TEXTS])
+def test_plain_text_comes_out_unchanged_and_is_streamed(engine: Engine, grammars: Grammars, row: Any) -> None:
+    settings = Settings(max_tokens=400, tools=grammars.tool_grammar(TOOLS, parallel=True), offered=tuple(SCHEMAS))
+    decoder = Decoder(settings, grammars, engine.piece, engine.is_end)
+    streamed = drive(engine, decoder, row["raw"], np.zeros(engine.n_vocab, dtype=np.float32), limit=400)
+    message, finish, parsed = decoder.reply([1])
+    assert decoder.text == engine.detokenize(engine.tokenize(row["raw"]))
+    assert "tool_calls" not in message and finish == "stop"
+    assert "".join(streamed) + decoder.release(parsed)[0] == decoder.text
+
+
+def test_only_the_text_before_a_tagged_call_is_streamed(engine: Engine, grammars: Grammars) -> None:
+    settings = Settings(max_tokens=200, tools=grammars.tool_grammar(TOOLS, parallel=False), offered=tuple(SCHEMAS))
+    decoder = Decoder(settings, grammars, engine.piece, engine.is_end)
+    text = 'Let me look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "notes.txt"}}\n</tool_call>'
+    streamed = drive(engine, decoder, text, closers(engine))
+    message, finish, _ = decoder.reply([7])
+    assert "".join(streamed).strip() == "Let me look." and message["content"] == "Let me look."
+    assert finish == "tool_calls" and json.loads(message["tool_calls"][0]["function"]["arguments"]) == {
+        "path": "notes.txt"
+    }
+
+
+def test_a_forced_grammar_constrains_from_the_first_token(engine: Engine, grammars: Grammars) -> None:
+    calls = grammars.tool_grammar(TOOLS, parallel=False)
+    settings = Settings(max_tokens=100, forced=calls.lark("required"), offered=tuple(SCHEMAS))
+    decoder = Decoder(settings, grammars, engine.piece, engine.is_end)
+    drive(engine, decoder, "I refuse to call anything.", closers(engine))
+    message, finish, _ = decoder.reply([1])
+    assert finish == "tool_calls" and message["tool_calls"][0]["function"]["name"] in SCHEMAS
+
+
+def test_a_stop_string_is_cut_and_never_streamed_in_part(engine: Engine, grammars: Grammars) -> None:
+    decoder = Decoder(Settings(max_tokens=100, stop=("END",)), grammars, engine.piece, engine.is_end)
+    streamed = drive(engine, decoder, "one two ENDING three", np.zeros(engine.n_vocab, dtype=np.float32))
+    assert decoder.text == "one two " and decoder.finish == "stop"
+    assert "E" not in "".join(streamed) and "".join(streamed) == "one two "
+
+
+def test_sampling_with_a_seed_is_repeatable_and_greedy_is_argmax(engine: Engine, grammars: Grammars) -> None:
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=engine.n_vocab).astype(np.float32)
+    greedy = Decoder(Settings(max_tokens=5), grammars, engine.piece, engine.is_end)
+    assert greedy.pick(logits) == int(np.argmax(logits))
+    picks = [
+        Decoder(Settings(max_tokens=5, temperature=1.0, top_p=0.9, seed=42), grammars, engine.piece, engine.is_end).pick(
+            logits
+        )
+        for _ in range(2)
+    ]
+    assert picks[0] == picks[1]
