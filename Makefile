@@ -36,7 +36,7 @@ serve-scripted: install
 	$(PY) -m serve.scripted --host 127.0.0.1 --port 8001
 
 serve-qwen: install
-	$(PY) -m serve.llama --model qwen2.5-0.5b-instruct --host 127.0.0.1 --port 8000
+	$(PY) -m serve.llama --model default --host 127.0.0.1 --port 8000
 
 serve-smollm2: install
 	$(PY) -m serve.llama --model smollm2-135m-instruct --host 127.0.0.1 --port 8000

@@ -24,7 +24,7 @@ from harness.tools.base import NO_ARGUMENTS, Registry
 from harness.tools.catalogue import reading_tools
 from harness.tools.workspace import Workspace
 from harness.trace import MemoryTrace
-from serve.scripted.app import to_message
+from serve.scripted.backend import to_message
 from serve.scripted.scenarios import scenarios
 from serve.scripted.script import Transcript
 from wire.tokens import TokenCounter
@@ -46,7 +46,7 @@ def scripted_model(name: str, counter: TokenCounter) -> FunctionModel:
     scenario = scenarios()[name]
 
     def reply(messages: list[Any], tools: list[Any]) -> ModelReply:
-        message, finish = to_message(scenario.reply(Transcript(name, messages)), counter, None)
+        message, finish = to_message(scenario.reply(Transcript(name, messages)), counter, [], None)
         return ModelReply(message, usage_of(100, 10), finish)
 
     return FunctionModel(reply)

@@ -12,8 +12,7 @@ import httpx
 from evals.runner import Provider
 from evals.servers import ServerProcess, free_port, healthy, port_free
 from harness.client import base_url_from_env
-from models.registry import QWEN, SMOLLM2
-from models.weights import available
+from models.choice import default_model
 
 SCRIPTED_URL = "http://127.0.0.1:8001/v1"
 
@@ -63,13 +62,12 @@ def local_provider(stack: ExitStack, logs: Path) -> Provider:
     base_url = base_url_from_env(None)
     if healthy(root_of(base_url)):
         return Provider("local", base_url, first_model(base_url))
-    spec = QWEN if available(QWEN) else SMOLLM2
-    if spec is SMOLLM2:
-        say("Qwen2.5-0.5B-Instruct is not cached and cannot be downloaded here, so the local side runs the bundled "
-            "SmolLM2-135M-Instruct instead: a much smaller model, expect weaker answers")  # fmt: skip
+    choice = default_model()
+    spec = choice.spec
+    say(f"the local side runs {spec.name}: {choice.why}")
     wanted = urlsplit(base_url).port or 8000
     port = wanted if not healthy(f"http://127.0.0.1:{wanted}") and port_free(wanted) else free_port()
-    say(f"starting the local model server ({spec.name}) on port {port}; the first start may download or load weights")
+    say(f"starting the local model server ({spec.name}) on port {port}; the first start fetches and checks weights")
     server = stack.enter_context(ServerProcess("serve.llama", "--model", spec.name, port=port, log=logs / "llama.log"))
     return Provider("local", server.base_url, spec.name)
 

@@ -47,6 +47,7 @@ class Opening:
     form: Form
     at: int
 
+
 @dataclass(frozen=True)
 class ParsedCall:
     name: str

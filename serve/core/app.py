@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ import anyio
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field, ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serve.core.backend import Backend, Finished
 from serve.core.metrics import Metrics
@@ -102,6 +103,7 @@ async def parse_body(request: Request, shape: type[BaseModel], limit: int) -> An
 
 
 async def watch_disconnect(request: Request, task: asyncio.Task[Any]) -> None:
+    """Cancel `task` (the request's own) when the client goes away, so nothing is generated for nobody."""
     while not task.done():
         if await request.is_disconnected():
             task.cancel()
@@ -135,13 +137,14 @@ class Server:
 
     async def complete(self, request: Request, body: ChatCompletionRequest, job: Any) -> Response:
         events = self.backend.run(job)
-        task = asyncio.ensure_future(completion(job.id or completion_id(), body.model, events, bool(body.logprobs)))
-        watcher = asyncio.ensure_future(watch_disconnect(request, task))
+        me = asyncio.current_task()
+        assert me is not None
+        watcher = asyncio.ensure_future(watch_disconnect(request, me))
         try:
-            reply, finished = await task
+            reply, finished = await completion(job.id or completion_id(), body.model, events, bool(body.logprobs))
         finally:
             watcher.cancel()
-            await events.aclose()  # type: ignore[attr-defined]
+            await events.aclose()
         self.finished_for(request)(finished)
         data = reply.model_dump(exclude_none=True)
         for choice in data["choices"]:  # OpenAI's shape: these two are null rather than absent
@@ -206,45 +209,46 @@ def install_tool_routes(app: FastAPI, server: Server) -> None:
         return Response(server.metrics.render(backend.queue_depth()), media_type=server.metrics.content_type)
 
 
-def install_error_handling(app: FastAPI, server: Server) -> None:
-    """Every failure leaves as an OpenAI error body from inside the app, so the keep-alive connection survives."""
+class Guard:
+    """Pure ASGI, around everything the app does: an unexpected error becomes a 500 in the OpenAI shape sent
+    from here (so the keep-alive connection survives), and every request is counted and logged once, when its
+    last byte has gone (streams included)."""
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        began = time.perf_counter()
+    def __init__(self, app: ASGIApp, server: Server) -> None:
+        self.app, self.server = app, server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        began, status, started = time.perf_counter(), [500], [False]
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0], started[0] = message["status"], True
+            await send(message)
+
         try:
-            response = await call_next(request)
-        except APIError as exc:
-            response = error_response(exc)
+            await self.app(scope, receive, sending)
         except Exception as exc:  # a bug, never the client's fault: answered, logged, and the server goes on
-            log.exception("unexpected error on %s %s", request.method, request.url.path)
-            response = error_response(APIError(f"internal error: {type(exc).__name__}"))
-        if isinstance(response, StreamingResponse):
-            response.background = None
-            return with_log_after_stream(response, request, server, began)
-        server.metrics.observe(request, response.status_code, time.perf_counter() - began)
-        return response
+            log.exception("unexpected error on %s %s", scope["method"], scope["path"])
+            if not started[0]:
+                await error_response(APIError(f"internal error: {type(exc).__name__}"))(scope, receive, sending)
+        finally:
+            self.server.metrics.observe(Request(scope), status[0], time.perf_counter() - began)
+
+
+def install_error_handling(app: FastAPI) -> None:
+    async def api_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, APIError)
+        return error_response(exc)
 
     async def not_found(request: Request, _: Exception) -> Response:
         return error_response(RouteNotFound(f"no route {request.method} {request.url.path}"))
 
+    app.add_exception_handler(APIError, api_error)
     app.add_exception_handler(404, not_found)
     app.add_exception_handler(405, not_found)
-
-
-def with_log_after_stream(response: StreamingResponse, request: Request, server: Server, began: float) -> Response:
-    """Log and count a streamed request when its last byte has gone (or the client left)."""
-    body = response.body_iterator
-
-    async def logged() -> AsyncIterator[Any]:
-        try:
-            async for chunk in body:
-                yield chunk
-        finally:
-            server.metrics.observe(request, response.status_code, time.perf_counter() - began)
-
-    response.body_iterator = logged()
-    return response
 
 
 def create_app(backend: Backend, limits: Limits | None = None, title: str = "model server") -> FastAPI:
@@ -252,6 +256,7 @@ def create_app(backend: Backend, limits: Limits | None = None, title: str = "mod
     server = Server(backend, limits or Limits(), Metrics())
     install_routes(app, server)
     install_tool_routes(app, server)
-    install_error_handling(app, server)
+    install_error_handling(app)
+    app.add_middleware(Guard, server=server)
     app.state.server = server
     return app

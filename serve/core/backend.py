@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -61,7 +61,7 @@ class Backend(Protocol):
 
     async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared: ...
 
-    def run(self, job: Prepared) -> AsyncIterator[Event]: ...
+    def run(self, job: Prepared) -> AsyncGenerator[Event, None]: ...
 
     def tokenize(self, text: str, special: bool) -> list[Token]: ...
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,8 @@ from wire.types import (
     TokenLogprob,
     tool_call_deltas,
 )
+
+log = logging.getLogger(__name__)
 
 
 def error_body(exc: APIError) -> dict[str, Any]:
@@ -69,15 +72,15 @@ class Chunks:
 
 
 async def stream(
-    completion_id: str, model: str, events: AsyncIterator[Event], include_usage: bool, on_finish: Any
+    completion_id: str, model: str, events: AsyncGenerator[Event, None], include_usage: bool, on_finish: Any
 ) -> AsyncIterator[str]:
     """The reply as OpenAI chunks: role, text deltas, tool-call deltas, finish, usage, [DONE].
 
     An error after the first byte cannot change the status any more: it is sent as an `error` event and the
     stream is closed properly, which the official clients raise as an APIError."""
     chunks = Chunks(completion_id, int(time.time()), model)
-    yield chunks.delta({"role": "assistant", "content": ""})
     try:
+        yield chunks.delta({"role": "assistant", "content": ""})
         async for event in events:
             if isinstance(event, TextOut):
                 yield chunks.delta({"content": event.text}, logprobs=event.logprobs)
@@ -90,4 +93,9 @@ async def stream(
             on_finish(event)
     except APIError as exc:
         yield sse(json.dumps(error_body(exc)))
+    except Exception as exc:  # a bug: the client still gets a well-formed end of stream
+        log.exception("a streamed reply failed")
+        yield sse(json.dumps(error_body(APIError(f"internal error: {type(exc).__name__}"))))
+    finally:
+        await events.aclose()  # the client may have left: stop the generation behind the stream now
     yield sse("[DONE]")

@@ -64,7 +64,7 @@ def sequences(gguf: Path, args: argparse.Namespace) -> int:
     """Resident conversations: as many `--ctx` sequences as `--cache-mb` holds, and at least `--parallel`."""
     per_sequence = Engine.kv_bytes_per_token(gguf) * args.ctx
     fits = (args.cache_mb * 1024 * 1024) // max(1, per_sequence)
-    return max(args.parallel, min(MAX_SEQUENCES, int(fits)))
+    return int(max(args.parallel, min(MAX_SEQUENCES, int(fits))))
 
 
 def load(args: argparse.Namespace) -> LlamaBackend:

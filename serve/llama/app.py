@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from serve.core.app import Limits, create_app as core_app
+from serve.core.app import Limits
+from serve.core.app import create_app as core_app
 from serve.llama.backend import LlamaBackend
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,7 +81,8 @@ class LlamaBackend:
             "threads": engine.threads,
             "parallel": self.options.parallel,
             "sequences": engine.sequences,
-            "prompt_cache": self.scheduler.slots.stats() | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk},
+            "prompt_cache": self.scheduler.slots.stats()
+            | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk},
             "jump_forward": self.options.jump_forward,
             "requests": self.requests,
             "queue_depth": self.queue_depth(),
@@ -106,10 +107,14 @@ class LlamaBackend:
         self.requests += 1
         return Prepared(request, len(prompt), (prompt, settings))
 
-    async def run(self, job: Prepared) -> AsyncIterator[Event]:
+    async def run(self, job: Prepared) -> AsyncGenerator[Event, None]:
         prompt, settings = job.state
         loop, events = asyncio.get_running_loop(), asyncio.Queue[Event | EngineError]()
-        ticket = Ticket(prompt, settings, lambda e: loop.call_soon_threadsafe(events.put_nowait, e), on_finish=self.count)
+
+        def sink(event: Event | EngineError) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, event)
+
+        ticket = Ticket(prompt, settings, sink, on_finish=self.count)
         self.scheduler.submit(ticket)
         try:
             while True:

@@ -60,7 +60,9 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
     calls = grammars.tool_grammar(named or tools, bool(request.parallel_tool_calls))
     offered = tuple(t["function"]["name"] for t in named or tools)
     if document is not None:
-        forced = grammars.checked_grammar(calls.with_document(json_document(document)), "response_format", "response_format")
+        forced = grammars.checked_grammar(
+            calls.with_document(json_document(document)), "response_format", "response_format"
+        )
         return Plan(tools, replace(base, forced=forced, offered=offered))
     if choice == "auto":
         return Plan(tools, replace(base, tools=calls, offered=offered, forced=forced))

@@ -28,7 +28,7 @@ Family = Literal["anchored", "tagged", "fenced", "required"]
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
 # a reply that must be prose: it may not open with JSON, a tag or a fence
-PROSE = 'start: PROSE\nPROSE: /[^{<`\\[\\s](?s:.*)/ | /\\s+[^{<`\\[\\s](?s:.*)/\n'
+PROSE = "start: PROSE\nPROSE: /[^{<`\\[\\s](?s:.*)/ | /\\s+[^{<`\\[\\s](?s:.*)/\n"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from models.dialects import Parsed, opening, parse, partial_suffix
 from serve.llama.constraints import Grammars, ToolGrammar
-from wire.types import AssistantMessage, FinishReason, ToolCall, TokenLogprob, TopLogprob
+from wire.types import AssistantMessage, FinishReason, TokenLogprob, ToolCall, TopLogprob
 
 Finish = Literal["stop", "length", "cancelled"]
 
@@ -100,7 +100,7 @@ class Decoder:
         """The model's own distribution at this step (before any grammar), for the token about to be chosen."""
         shifted = scores.astype(np.float64) - scores.max()
         logprobs = shifted - np.log(np.exp(shifted).sum())
-        top = np.argsort(-logprobs)[: self.settings.top_logprobs] if self.settings.top_logprobs else []
+        top = np.argsort(-logprobs)[: self.settings.top_logprobs]
         self.pending_logprobs = (logprobs, [self.entry(int(t), float(logprobs[t])) for t in top])
 
     def entry(self, token: int, logprob: float) -> TopLogprob:
@@ -112,7 +112,7 @@ class Decoder:
         """Take a chosen token; returns the tokens the grammar forces after it (to be evaluated, not sampled)."""
         if self.settings.logprobs:
             logprobs, top = self.pending_logprobs
-            self.logprobs.append({**self.entry(token, float(logprobs[token])), "top_logprobs": top})  # type: ignore[typeddict-item]
+            self.logprobs.append({**self.entry(token, float(logprobs[token])), "top_logprobs": top})
         if self.is_end(token):
             self.finish = "stop"
             return []
@@ -136,7 +136,7 @@ class Decoder:
         if not self.watching or self.finish is not None:
             return
         form = opening(self.text, self.settings.offered).form
-        if form in ("no", "maybe"):
+        if form == "no" or form == "maybe":
             return
         assert self.settings.tools is not None
         self.watching = False

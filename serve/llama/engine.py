@@ -59,9 +59,7 @@ class Row:
 class Engine:
     """A GGUF loaded once, with `sequences` KV streams of `context` cells each."""
 
-    def __init__(
-        self, gguf: Path, context: int = 4096, threads: int = 2, sequences: int = 4, batch: int = 512
-    ) -> None:
+    def __init__(self, gguf: Path, context: int = 4096, threads: int = 2, sequences: int = 4, batch: int = 512) -> None:
         quiet_logs()
         llama_cpp.llama_backend_init()
         model_params = llama_cpp.llama_model_default_params()
@@ -95,6 +93,7 @@ class Engine:
         if not model:
             raise EngineError(f"llama.cpp could not read {gguf}")
         try:
+
             def number(key: str, default: int = 0) -> int:
                 value = meta_of(model, key)
                 return int(value) if value is not None and value.isdigit() else default

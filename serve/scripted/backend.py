@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import InvalidRequest, ScriptExhausted
@@ -57,6 +57,30 @@ def cut_at_stop(content: str | None, stops: list[str]) -> tuple[str | None, bool
     return (content[: min(cuts)], True) if cuts else (content, False)
 
 
+def to_message(
+    reply: Reply, counter: TokenCounter, stops: list[str], limit: int | None
+) -> tuple[AssistantMessage, FinishReason]:
+    """The wire message for a reply: stop strings and `max_tokens` cut the text as a model would be cut."""
+    calls: list[ToolCall] = [
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": json.dumps(dict(c.arguments), separators=(",", ":"))},
+        }
+        for c in reply.calls
+    ]
+    content, stopped = cut_at_stop(reply.content, stops)
+    finish: FinishReason = "tool_calls" if calls else "stop"
+    if content is not None and limit is not None and not calls:
+        tokens = counter.encoding.encode(content, disallowed_special=())
+        if len(tokens) > limit:
+            content, finish = counter.encoding.decode(tokens[:limit]), "length"
+    message: AssistantMessage = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = calls
+    return message, finish if not stopped or calls else "stop"
+
+
 class ScriptedBackend:
     def __init__(self, latency_ms: int = 0, counter: TokenCounter | None = None) -> None:
         self.counter = counter or TokenCounter()
@@ -87,28 +111,6 @@ class ScriptedBackend:
             raise InvalidRequest(f"{LATENCY_HEADER} must be between 0 and {MAX_LATENCY_MS}", param=LATENCY_HEADER)
         return value
 
-    def message(self, request: ChatCompletionRequest, reply: Reply) -> tuple[AssistantMessage, FinishReason]:
-        """The wire message for a reply: stop strings and `max_tokens` cut the text as a model would be cut."""
-        calls: list[ToolCall] = [
-            {
-                "id": c.id,
-                "type": "function",
-                "function": {"name": c.name, "arguments": json.dumps(dict(c.arguments), separators=(",", ":"))},
-            }
-            for c in reply.calls
-        ]
-        content, stopped = cut_at_stop(reply.content, request.stop_strings())
-        finish: FinishReason = "tool_calls" if calls else "stop"
-        limit = request.completion_limit()
-        if content is not None and limit is not None and not calls:
-            tokens = self.counter.encoding.encode(content, disallowed_special=())
-            if len(tokens) > limit:
-                content, finish = self.counter.encoding.decode(tokens[:limit]), "length"
-        message: AssistantMessage = {"role": "assistant", "content": content}
-        if calls:
-            message["tool_calls"] = calls
-        return message, finish if not stopped or calls else "stop"
-
     async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared:
         scenario = self.table[request.model]
         delay = self.delay_ms(headers)
@@ -123,11 +125,12 @@ class ScriptedBackend:
                 "the `structured` scenario does",
                 param="response_format",
             )
-        message, finish = self.message(request, honour_tool_choice(scenario, transcript, request))
+        reply = honour_tool_choice(scenario, transcript, request)
+        message, finish = to_message(reply, self.counter, request.stop_strings(), request.completion_limit())
         usage = usage_of(self.counter.prompt(request.messages, request.tools or []), self.counter.completion(message))
         return Prepared(request, usage.prompt_tokens, (message, finish, usage, delay), request_id(request))
 
-    async def run(self, job: Prepared) -> AsyncIterator[Event]:
+    async def run(self, job: Prepared) -> AsyncGenerator[Event, None]:
         message, finish, usage, delay = job.state
         if delay:
             await asyncio.sleep(delay / 1000)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
-
-import json
 
 import pytest
 
@@ -121,9 +120,7 @@ OFFERED = ("list_files", "read_file")
 RECORDED = [json.loads(line) for line in (Path(__file__).parent / "data" / "replies.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.parametrize(
-    "row", RECORDED, ids=[f"{r['model']}-{r['suite']}-{r['task']}-{r['turn']}" for r in RECORDED]
-)
+@pytest.mark.parametrize("row", RECORDED, ids=[f"{r['model']}-{r['suite']}-{r['task']}-{r['turn']}" for r in RECORDED])
 def test_real_replies_of_real_models_parse_as_recorded(row: dict[str, Any]) -> None:
     """Greedy replies of Qwen2.5-Coder 0.5B/1.5B and SmolLM2 on the eval's tasks, with no grammar applied."""
     parsed = parse(row["raw"], OFFERED)

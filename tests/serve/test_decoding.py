@@ -142,9 +142,9 @@ def test_sampling_with_a_seed_is_repeatable_and_greedy_is_argmax(engine: Engine,
     greedy = Decoder(Settings(max_tokens=5), grammars, engine.piece, engine.is_end)
     assert greedy.pick(logits) == int(np.argmax(logits))
     picks = [
-        Decoder(Settings(max_tokens=5, temperature=1.0, top_p=0.9, seed=42), grammars, engine.piece, engine.is_end).pick(
-            logits
-        )
+        Decoder(
+            Settings(max_tokens=5, temperature=1.0, top_p=0.9, seed=42), grammars, engine.piece, engine.is_end
+        ).pick(logits)
         for _ in range(2)
     ]
     assert picks[0] == picks[1]

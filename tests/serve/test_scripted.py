@@ -272,3 +272,73 @@ def test_a_script_that_has_run_out_says_so(scripted: Server) -> None:
 
 def test_healthz(scripted: Server) -> None:
     assert httpx.get(f"{scripted.url}/healthz").json()["status"] == "ok"
+
+
+def exchange(call_id: str, name: str, result: str) -> list[Any]:
+    """An assistant message calling `name`, and the tool's result."""
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+    return [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": call_id, "content": result}]
+
+
+def post(server: Server, body: Any, **headers: str) -> httpx.Response:
+    return httpx.post(f"{server.base_url}/chat/completions", json=body, headers=headers, timeout=30)
+
+
+def test_tool_choice_is_honoured_on_the_scripts_reply(scripted: Server) -> None:
+    body: Any = {"model": "solve", "messages": [{"role": "user", "content": "How many files are there?"}]}
+    body["tools"] = TOOLS
+    asks = post(scripted, body).json()["choices"][0]
+    assert asks["finish_reason"] == "tool_calls"
+    answer = post(scripted, {**body, "tool_choice": "none"}).json()["choices"][0]
+    assert answer["finish_reason"] == "stop" and "have not looked" in answer["message"]["content"]
+    named = {"type": "function", "function": {"name": "list_files"}}
+    assert post(scripted, {**body, "tool_choice": named}).json()["choices"][0]["finish_reason"] == "tool_calls"
+    other = {"type": "function", "function": {"name": "read_file"}}
+    refused = post(scripted, {**body, "tool_choice": other})
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "script_exhausted"
+    text: Any = {"model": "single_read", "tools": TOOLS, "tool_choice": "required", "messages": body["messages"]}
+    text["messages"] = [*body["messages"], {"role": "assistant", "content": "x"}]
+    assert post(scripted, text).json()["error"]["param"] == "tool_choice"
+
+
+def test_stop_strings_cut_the_text(scripted: Server) -> None:
+    body: Any = {"model": "plan", "messages": [{"role": "user", "content": "q"}], "stop": ["timeout"]}
+    body["messages"] += [
+        *exchange("c1", "list_files", "errors.log (10 bytes)"),
+        *exchange("c2", "read_file", "worker timed out"),
+    ]
+    choice = post(scripted, body).json()["choices"][0]
+    assert choice["message"]["content"] == "errors.log mentions a " and choice["finish_reason"] == "stop"
+
+
+def test_what_the_script_cannot_do_is_refused_not_ignored(scripted: Server) -> None:
+    body: Any = {"model": "plan", "messages": [{"role": "user", "content": "q"}]}
+    for extra, param in (
+        ({"logprobs": True}, "logprobs"),
+        ({"response_format": {"type": "json_object"}}, "response_format"),
+        ({"n": 3}, "n"),
+    ):
+        response = post(scripted, {**body, **extra})
+        assert response.status_code == 400 and response.json()["error"]["param"] == param
+    for latency in ("99999999999999999999", "-1", "soon"):
+        response = post(scripted, body, **{"X-Scripted-Latency-Ms": latency})
+        assert response.status_code == 400 and response.json()["error"]["param"] == "X-Scripted-Latency-Ms"
+
+
+def test_structured_answers_fit_the_schema(client: OpenAI) -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "n": {"type": "integer", "minimum": 2}}}
+    schema |= {"required": ["city", "n"], "additionalProperties": False}
+    reply = client.chat.completions.create(
+        model="structured",
+        messages=[{"role": "user", "content": "Where?"}],
+        response_format={"type": "json_schema", "json_schema": {"name": "place", "schema": schema}},
+    )
+    assert json.loads(reply.choices[0].message.content or "") == {"city": "Where?", "n": 2}
+
+
+def test_a_listing_with_impossible_sizes_is_no_crash(scripted: Server) -> None:
+    listing = json.dumps([{"name": "a.log", "size": 1e308 * 10}, {"name": "b.log", "size": 5}])
+    body: Any = {"model": "solve", "messages": [{"role": "user", "content": "Which file is the largest?"}]}
+    body["messages"] += exchange("c1", "list_files", listing.replace("Infinity", "1e999"))
+    response = post(scripted, body)
+    assert response.status_code == 200 and "b.log" in response.json()["choices"][0]["message"]["content"]

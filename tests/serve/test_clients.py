@@ -1,0 +1,153 @@
+"""The clients people already use, against both servers: openai (plain, stream, tools, parse), the OpenAI
+Agents SDK (Runner.run with function tools) and pydantic-ai (an agent with tools)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai import AsyncOpenAI, OpenAI
+from pydantic import BaseModel
+
+from tests.conftest import Server, default_files
+from tests.serve.scripted_driver import TOOLS
+
+LLAMA_MODEL = "smollm2-135m-instruct"
+
+
+@pytest.fixture(scope="module")
+def llama() -> Iterator[Server]:
+    server = Server("serve.llama", "--model", LLAMA_MODEL, "--ctx", "2048", "--parallel", "2", "--quiet")
+    yield server
+    server.stop()
+
+
+class Folder:
+    """list_files and read_file over a real folder, as plain functions both agent SDKs can wrap; it counts calls."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.calls = root, []
+
+    def list_files(self) -> str:
+        """List the files in the workspace with their sizes in bytes."""
+        self.calls.append(("list_files", {}))
+        return "\n".join(f"{p.name} ({p.stat().st_size} bytes)" for p in sorted(self.root.iterdir()))
+
+    def read_file(self, path: str) -> str:
+        """Read a text file from the workspace."""
+        self.calls.append(("read_file", {"path": path}))
+        target = self.root / Path(path).name
+        return target.read_text() if target.is_file() else f"Error: no such file: {path}"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Folder:
+    return Folder(default_files(tmp_path / "ws"))
+
+
+class Place(BaseModel):
+    city: str
+    visitors: int
+
+
+def test_openai_plain_stream_tools_and_parse_on_the_scripted_server(scripted: Server) -> None:
+    with OpenAI(base_url=scripted.base_url, api_key="unused", max_retries=0) as client:
+        question: Any = [{"role": "user", "content": "q"}]
+        plain = client.chat.completions.create(model="plan", messages=question, tools=TOOLS)
+        assert plain.choices[0].message.tool_calls
+        streamed = list(client.chat.completions.create(model="plan", messages=question, tools=TOOLS, stream=True))
+        assert streamed[-1].choices[0].finish_reason == "tool_calls"
+        parsed = client.chat.completions.parse(
+            model="structured", messages=[{"role": "user", "content": "Paris"}], response_format=Place
+        )
+        assert parsed.choices[0].message.parsed == Place(city="Paris", visitors=0)
+
+
+def test_openai_parse_on_the_llama_server(llama: Server) -> None:
+    with OpenAI(base_url=llama.base_url, api_key="unused", max_retries=0, timeout=300) as client:
+        parsed = client.chat.completions.parse(
+            model=LLAMA_MODEL,
+            messages=[{"role": "user", "content": "Name a city and how many visitors it gets."}],
+            response_format=Place,
+            max_tokens=80,
+        )
+    place = parsed.choices[0].message.parsed
+    assert isinstance(place, Place)
+
+
+async def agents_run(base_url: str, model: str, folder: Folder, question: str, forced: bool) -> Any:
+    from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
+    from agents.exceptions import MaxTurnsExceeded
+
+    set_tracing_disabled(True)
+    async with AsyncOpenAI(base_url=base_url, api_key="unused", max_retries=0, timeout=300) as client:
+        agent = Agent(
+            name="files",
+            instructions="Answer questions about the files. Use the tools.",
+            tools=[function_tool(folder.list_files), function_tool(folder.read_file)],
+            model=OpenAIChatCompletionsModel(model=model, openai_client=client),
+            model_settings=ModelSettings(tool_choice="required" if forced else None, max_tokens=96),
+        )
+        try:
+            return (await Runner.run(agent, question, max_turns=4)).final_output
+        except MaxTurnsExceeded:
+            return None
+
+
+async def test_the_agents_sdk_runs_its_loop_on_both_servers(scripted: Server, llama: Server, folder: Folder) -> None:
+    answer = await agents_run(scripted.base_url, "solve", folder, "How many files are in the directory?", False)
+    assert folder.calls == [("list_files", {})] and "3 files" in answer
+    folder.calls.clear()
+    await agents_run(llama.base_url, LLAMA_MODEL, folder, "What does notes.txt say?", True)
+    assert folder.calls and folder.calls[0][0] in ("list_files", "read_file")  # a real call went round the loop
+
+
+async def pydantic_run(base_url: str, model: str, folder: Folder, question: str, forced: bool) -> Any:
+    from pydantic_ai import Agent, UsageLimits
+    from pydantic_ai.exceptions import UsageLimitExceeded
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(base_url=base_url, api_key="unused")
+    settings: Any = {"max_tokens": 96} | ({"extra_body": {"tool_choice": "required"}} if forced else {})
+    agent = Agent(
+        OpenAIChatModel(model, provider=provider), instructions="Use the tools to answer.", model_settings=settings
+    )
+    agent.tool_plain(folder.list_files)
+    agent.tool_plain(folder.read_file)
+    try:
+        return (await agent.run(question, usage_limits=UsageLimits(request_limit=3))).output
+    except UsageLimitExceeded:
+        return None
+
+
+async def test_pydantic_ai_runs_its_agent_on_both_servers(scripted: Server, llama: Server, folder: Folder) -> None:
+    answer = await pydantic_run(scripted.base_url, "solve", folder, "Which file is the largest?", False)
+    assert folder.calls == [("list_files", {})] and "errors.log" in answer
+    folder.calls.clear()
+    await pydantic_run(llama.base_url, LLAMA_MODEL, folder, "What does notes.txt say?", True)
+    assert folder.calls and all(isinstance(json.dumps(args), str) for _, args in folder.calls)
+
+
+@pytest.fixture
+async def aclient(scripted: Server) -> AsyncIterator[AsyncOpenAI]:
+    async with AsyncOpenAI(base_url=scripted.base_url, api_key="unused", max_retries=0) as client:
+        yield client
+
+
+async def test_list_content_and_developer_messages_from_sdks_are_read(aclient: AsyncOpenAI) -> None:
+    reply = await aclient.chat.completions.create(
+        model="solve",
+        messages=[
+            {"role": "developer", "content": "Be exact."},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "How many files are"}, {"type": "text", "text": "there?"}],
+            },
+        ],
+        tools=TOOLS,
+    )
+    assert reply.choices[0].message.tool_calls  # solve read the joined question and asks for the listing

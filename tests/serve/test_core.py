@@ -1,0 +1,176 @@
+"""The serving core, in-process over httpx's ASGI transport, with a fake backend at the Backend seam."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+import httpx
+import pytest
+
+from serve.core.app import Limits, create_app
+from serve.core.backend import Event, Finished, Prepared, TextOut, Token
+from serve.errors import APIError
+from wire.types import ChatCompletionRequest, ModelCard, usage_of
+
+TOOL: Any = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
+
+
+class Echo:
+    """Answers with the last message's text, in pieces; `explode` makes it fail after the first piece."""
+
+    def __init__(self) -> None:
+        self.seen: list[ChatCompletionRequest] = []
+
+    def model_cards(self) -> list[ModelCard]:
+        return [ModelCard(id="echo")]
+
+    def health(self) -> dict[str, Any]:
+        return {"status": "ok"}
+
+    def queue_depth(self) -> int:
+        return 0
+
+    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared:
+        self.seen.append(request)
+        if request.messages[-1].get("content") == "crash":
+            raise RuntimeError("the backend has a bug")
+        return Prepared(request, 3)
+
+    async def run(self, job: Prepared) -> AsyncGenerator[Event, None]:
+        text = str(job.request.messages[-1].get("content"))
+        yield TextOut(text[:2])
+        if text == "explode":
+            raise APIError("the model fell over")
+        yield TextOut(text[2:])
+        yield Finished({"role": "assistant", "content": text}, "stop", usage_of(3, 2, 0))
+
+    def tokenize(self, text: str, special: bool) -> list[Token]:
+        return [Token(ord(c), c) for c in text]
+
+    def detokenize(self, tokens: list[int]) -> str:
+        return "".join(map(chr, tokens))
+
+
+@pytest.fixture
+def backend() -> Echo:
+    return Echo()
+
+
+@pytest.fixture
+async def client(backend: Echo) -> AsyncGenerator[httpx.AsyncClient, None]:
+    app = create_app(backend, Limits(max_body_bytes=100_000))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+        yield c
+
+
+def chat(content: Any = "hello", **extra: Any) -> dict[str, Any]:
+    return {"model": "echo", "messages": [{"role": "user", "content": content}], **extra}
+
+
+async def error_of(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert set(error) >= {"message", "type", "code", "param"}
+    return dict(error)
+
+
+async def test_a_reply_and_its_stream(client: httpx.AsyncClient) -> None:
+    reply = (await client.post("/v1/chat/completions", json=chat())).json()
+    assert reply["choices"][0]["message"] == {"role": "assistant", "content": "hello"}
+    assert reply["choices"][0]["logprobs"] is None and reply["usage"]["total_tokens"] == 5
+    stream = await client.post("/v1/chat/completions", json=chat(stream=True))
+    events = [line[6:] for line in stream.text.splitlines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    text = "".join(json.loads(e)["choices"][0]["delta"].get("content", "") for e in events[:-1])
+    assert text == "hello"
+
+
+async def test_content_parts_and_the_developer_role_are_read(client: httpx.AsyncClient, backend: Echo) -> None:
+    body = {
+        "model": "echo",
+        "messages": [
+            {"role": "developer", "content": [{"type": "text", "text": "Be brief."}]},
+            {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+        ],
+    }
+    assert (await client.post("/v1/chat/completions", json=body)).status_code == 200
+    assert backend.seen[-1].messages == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "a\nb"},
+    ]
+    image = chat([{"type": "image_url", "image_url": {"url": "x"}}])
+    error = await error_of(await client.post("/v1/chat/completions", json=image), 400)
+    assert "reads only text parts" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        (chat(n=2), "n must be 1"),
+        (chat(tools=[{"type": "function", "function": {"name": 'a"b'}}]), "invalid function name"),
+        (chat(tools=[TOOL, TOOL]), "used twice"),
+        (chat(tools=[{**TOOL, "function": {"name": "g", "parameters": {"type": "banana"}}}]), "tool 'g'"),
+        (chat(tools=[{**TOOL, "function": {"name": "g", "parameters": {"$ref": "http://evil/x"}}}]), "not local"),
+        (chat(tools=[{**TOOL, "function": {"name": "g", "parameters": {"pattern": "(("}}}]), "tool 'g'"),
+        (chat(tool_choice="required"), "no tools are offered"),
+        (chat(tools=[TOOL], tool_choice={"type": "function", "function": {"name": "zz"}}), "not among the tools"),
+        (chat(response_format={"type": "json_schema", "json_schema": {"name": "x"}}), "json_schema.schema"),
+        (chat(stop=["x"] * 17), "at most 16"),
+    ],
+)
+async def test_bad_requests_are_400s_that_say_what_is_wrong(client: httpx.AsyncClient, body: Any, needle: str) -> None:
+    error = await error_of(await client.post("/v1/chat/completions", json=body), 400)
+    assert needle in error["message"] and error["type"] == "invalid_request_error"
+
+
+async def test_a_deeply_nested_schema_names_its_tool(client: httpx.AsyncClient) -> None:
+    schema: dict[str, Any] = {"type": "object"}
+    for _ in range(60):
+        schema = {"type": "object", "properties": {"x": schema}}
+    body = chat(tools=[{"type": "function", "function": {"name": "deep", "parameters": schema}}])
+    error = await error_of(await client.post("/v1/chat/completions", json=body), 400)
+    assert "tool 'deep'" in error["message"] and "deeper than 32" in error["message"]
+
+
+async def test_hostile_bodies(client: httpx.AsyncClient) -> None:
+    surrogate = b'{"model": "echo", "messages": [{"role": "user", "content": "\\ud800"}]}'
+    error = await error_of(await client.post("/v1/chat/completions", content=surrogate), 400)
+    assert "lone surrogate" in error["message"]
+    nested = b"[" * 50_000 + b"]" * 50_000
+    assert (await error_of(await client.post("/v1/chat/completions", content=nested), 400))["message"]
+    huge = b'{"model": "echo", "pad": "' + b"x" * 200_000 + b'"}'
+    error = await error_of(await client.post("/v1/chat/completions", content=huge), 413)
+    assert "100,000" in error["message"]
+    for raw in (b"", b"null", b"[]", b"{", b'{"model": 1}', "é".encode("latin-1")):
+        await error_of(await client.post("/v1/chat/completions", content=raw), 400)
+
+
+async def test_an_unknown_model_a_missing_route_and_a_bug(client: httpx.AsyncClient) -> None:
+    error = await error_of(await client.post("/v1/chat/completions", json={**chat(), "model": "gpt"}), 404)
+    assert error["code"] == "model_not_found" and "echo" in error["message"]
+    assert (await error_of(await client.get("/v1/models/gpt"), 404))["code"] == "model_not_found"
+    assert (await client.get("/v1/models/echo")).json()["id"] == "echo"
+    assert (await error_of(await client.get("/nope"), 404))["code"] == "not_found"
+    error = await error_of(await client.post("/v1/chat/completions", json=chat("crash")), 500)
+    assert error["type"] == "server_error" and "RuntimeError" in error["message"]
+
+
+async def test_an_error_after_the_stream_began_is_an_sse_error_event(client: httpx.AsyncClient) -> None:
+    stream = await client.post("/v1/chat/completions", json=chat("explode", stream=True))
+    assert stream.status_code == 200
+    events = [line[6:] for line in stream.text.splitlines() if line.startswith("data: ")]
+    assert json.loads(events[-2])["error"]["message"] == "the model fell over" and events[-1] == "[DONE]"
+
+
+async def test_tokenize_metrics_and_the_access_log(client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture) -> None:
+    assert (await client.post("/tokenize", json={"content": "ab"})).json() == {"tokens": [97, 98]}
+    assert (await client.post("/detokenize", json={"tokens": [97, 98]})).json() == {"content": "ab"}
+    with caplog.at_level(logging.INFO, logger="serve.access"):
+        await client.post("/v1/chat/completions", json=chat())
+    assert "POST /v1/chat/completions 200 prompt=3 cached=0 generated=2 finish=stop" in caplog.text
+    metrics = (await client.get("/metrics")).text
+    assert 'requests_total{path="/v1/chat/completions",status="200"} 1.0' in metrics
+    assert "completion_tokens_total 2.0" in metrics
