@@ -26,6 +26,7 @@ from wire.types import ToolDefinition
 
 Family = Literal["anchored", "tagged", "fenced", "required"]
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+FLEXIBLE_STYLE = {"whitespace_flexible": True}
 EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
 # a reply that must be prose: it may not open with JSON, a tag or a fence
 PROSE = "start: PROSE\nPROSE: /[^{<`\\[\\s](?s:.*)/ | /\\s+[^{<`\\[\\s](?s:.*)/\n"
@@ -38,6 +39,7 @@ class ToolGrammar:
     tools: tuple[tuple[str, str], ...]  # (name, schema as JSON)
     parallel: bool
     special_tag: bool
+    flexible: bool = False  # whitespace free all the way (when the model's own spacing ran past the name)
 
     @classmethod
     def of(cls, tools: Sequence[ToolDefinition], parallel: bool, special_tag: bool) -> ToolGrammar:
@@ -48,8 +50,13 @@ class ToolGrammar:
         return cls(pairs, parallel, special_tag)
 
     def common(self) -> str:
-        names = " | ".join(f'"\\"{name}\\", \\"arguments\\": " args_{i}' for i, (name, _) in enumerate(self.tools))
-        rules = "\n".join(args_rule(f"args_{i}", schema) for i, (_, schema) in enumerate(self.tools))
+        if self.flexible:
+            after = '"," WS? "\\"arguments\\"" WS? ":" WS?'
+            names = " | ".join(f'"\\"{name}\\"" WS? {after} args_{i}' for i, (name, _) in enumerate(self.tools))
+        else:  # name, separator and key as one literal: once the name is chosen, the rest is forced
+            names = " | ".join(f'"\\"{name}\\", \\"arguments\\": " args_{i}' for i, (name, _) in enumerate(self.tools))
+        style = FLEXIBLE_STYLE if self.flexible else JSON_STYLE
+        rules = "\n".join(args_rule(f"args_{i}", schema, style) for i, (_, schema) in enumerate(self.tools))
         return (
             'call: "{" WS? "\\"name\\"" WS? ":" WS? name_args WS? "}"\n'
             f"name_args: {names}\nWS: /[ \\t\\n]+/\n{rules}\n"
@@ -102,9 +109,9 @@ class ToolGrammar:
         return "start: WS? (anchored | tagged)\n" + self.anchored() + self.tagged(with_text=False) + self.common()
 
 
-def args_rule(rule: str, schema_json: str) -> str:
+def args_rule(rule: str, schema_json: str, style: Mapping[str, Any] = JSON_STYLE) -> str:
     schema = json.loads(schema_json)
-    return f"{rule}: %json {json.dumps({**schema, 'x-guidance': JSON_STYLE})}"
+    return f"{rule}: %json {json.dumps({**schema, 'x-guidance': style})}"
 
 
 def json_document(schema: Mapping[str, Any]) -> str:

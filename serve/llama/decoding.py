@@ -14,7 +14,7 @@ import codecs
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import llguidance
@@ -140,9 +140,11 @@ class Decoder:
             return
         assert self.settings.tools is not None
         self.watching = False
-        matcher = self.grammars.matcher(self.settings.tools.lark(form))
-        if matcher.consume_tokens(self.tokens):
-            self.matcher = matcher  # otherwise the opening names no offered tool: it stays text
+        for grammar in (self.settings.tools, replace(self.settings.tools, flexible=True)):
+            matcher = self.grammars.matcher(grammar.lark(form))
+            if matcher.consume_tokens(self.tokens):
+                self.matcher = matcher  # fixed separators force more; the model's own spacing may rule them out
+                return
 
     def check_limits(self) -> None:
         if self.finish is None and self.matcher is not None and self.matcher.is_stopped():

@@ -148,3 +148,13 @@ def test_sampling_with_a_seed_is_repeatable_and_greedy_is_argmax(engine: Engine,
         for _ in range(2)
     ]
     assert picks[0] == picks[1]
+
+
+def test_a_call_in_the_models_own_spacing_is_still_constrained(engine: Engine, grammars: Grammars) -> None:
+    """A token that runs past the tool name (`","` with no space) rules out the fixed separators; the call is then
+    constrained with free whitespace instead of being left as text with arguments the schema forbids."""
+    settings = Settings(max_tokens=100, tools=grammars.tool_grammar(TOOLS, parallel=False), offered=tuple(SCHEMAS))
+    decoder = Decoder(settings, grammars, engine.piece, engine.is_end)
+    drive(engine, decoder, '{"name":"list_files","arguments":{"path":"x"}}', closers(engine))
+    message, finish, _ = decoder.reply([1])
+    assert finish == "tool_calls" and json.loads(message["tool_calls"][0]["function"]["arguments"]) == {}
