@@ -13,11 +13,11 @@ import httpx
 
 from evals.servers import ServerProcess
 from evals.workspace import default_workspace
-from harness.cli import SYSTEM_PROMPT
 from harness.client import FunctionModel, OpenAIClient
 from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
+from harness.prompts import SYSTEM_PROMPT
 from harness.protocols import ModelReply, ModelRequest, ToolContext
 from harness.state import new_run
 from harness.tools.base import NO_ARGUMENTS, Registry

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from evals.servers import ServerProcess
-from harness.cli import SYSTEM_PROMPT
+from harness.prompts import SYSTEM_PROMPT
 from harness.tools.catalogue import catalogue
 from harness.tools.workspace import Workspace
 from wire.tokens import TokenCounter

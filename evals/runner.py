@@ -12,11 +12,11 @@ from typing import Any
 from evals.scoring import HARNESS_FAILURES, Failure, classify, judge, read_paths, trajectory
 from evals.suite import Suite, Task
 from evals.truth import files_of, truth_for
-from harness.cli import SYSTEM_PROMPT
 from harness.client import OpenAIClient
 from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
+from harness.prompts import SYSTEM_PROMPT
 from harness.state import new_run
 from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools

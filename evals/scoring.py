@@ -14,7 +14,8 @@ from typing import Literal
 
 from evals.suite import Check
 from evals.truth import Truth
-from harness.state import RunState, canonical
+from harness.policy import canonical
+from harness.state import RunState
 from harness.tools.base import Invalid, Registry
 
 Failure = Literal[

@@ -1,13 +1,14 @@
 """harness: run an agent over a workspace, resume it, show it.
 
-    harness run PROMPT --model NAME --workspace DIR [--base-url URL] [limits] [--json]
-    harness resume RUN_ID [--approve CALL_ID | --reject CALL_ID [--reason TEXT]] [--json]
+    harness run PROMPT --model NAME --workspace DIR [--base-url URL] [limits] [controls] [--json]
+    harness resume RUN_ID [--approve CALL_ID | --reject CALL_ID [--reason TEXT]] [limits] [--json]
     harness show RUN_ID [--json]
 
 Endings and exit codes: completed 0, failed 1, max_turns_exceeded 3, budget_exceeded 4, interrupted 5
-(usage, configuration and state-file errors exit 2). Resumable: max_turns_exceeded, budget_exceeded and
-interrupted (raise the limit, approve or reject, and `harness resume`); completed and failed are final.
-The budget is checked before each turn, so the last turn can overshoot it by at most one turn's cost.
+(usage, configuration and state-file errors exit 2; a fault of the harness itself exits 70). Resumable:
+max_turns_exceeded, budget_exceeded and interrupted (raise the limit, approve or reject, and `harness
+resume`); completed and failed are final. The budget is checked before each turn, so the last turn can
+overshoot it by at most one turn's cost.
 """
 
 from __future__ import annotations
@@ -15,38 +16,32 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import asdict
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, cast
 
-from harness.client import OpenAIClient, base_url_from_env
+from harness.client import base_url_from_env
+from harness.config import ALL_TOOLS, Controls, RunConfig
 from harness.decisions import approve, reject
-from harness.errors import HarnessError
+from harness.errors import HarnessError, StateError
 from harness.limits import Limits, Prices
-from harness.loop import run
-from harness.options import RunOptions
-from harness.policy import ToolErrorPolicy
-from harness.state import RunState, new_run, pending
-from harness.store import FileStore
-from harness.tools.base import Registry
-from harness.tools.catalogue import catalogue
-from harness.tools.commands import CommandPreset, load_presets, parse_preset
-from harness.tools.workspace import Workspace
+from harness.presets import CommandPreset, load_presets, parse_preset
+from harness.prompts import SYSTEM_PROMPT
+from harness.runtime import runnable, start
+from harness.state import RunState
+from harness.store import FileStore, check_run_id
+from harness.summary import RunSummary
 from harness.trace import FanoutTrace, JsonlTrace
 from wire.types import ToolCall
 
 EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exceeded": 4, "interrupted": 5}
-EXIT_USAGE = 2
+EXIT_USAGE, EXIT_INTERNAL = 2, 70
+ACTIONS = ("run", "resume", "show")
 DEFAULT_STATE_DIR = ".harness/runs"
-SYSTEM_PROMPT = (
-    "You are a careful assistant working in a folder of files. Use the tools to look before you answer. "
-    "When you have the answer, reply in plain text without calling a tool."
-)
 TOOL_TABLE = """tools:
   list_files()             read-only  names and sizes of the files in the workspace
   read_file(path)          read-only  a text file's content
@@ -75,11 +70,20 @@ def add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="end stdout with one JSON object describing the run")
 
 
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
-        prog="harness", description=__doc__, epilog=TOOL_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    commands = top.add_subparsers(dest="action", required=True)
+def add_controls(parser: argparse.ArgumentParser) -> None:
+    """The small-model controls (see harness.config.Controls); defaults are the measured best."""
+    default, on = Controls(), argparse.BooleanOptionalAction
+    group = parser.add_argument_group("small-model controls")
+    group.add_argument("--repeat-guard", action=on, default=default.repeat_guard, help="refuse identical read calls")
+    group.add_argument("--repeats-before-answer", type=int, default=default.repeats_before_answer)
+    group.add_argument("--answer-at-cap", action=on, default=default.answer_at_cap, help="answer turn at the cap")
+    group.add_argument("--answer-mode", choices=["offered", "restated", "prose"], default=default.answer_mode)
+    group.add_argument("--parallel-calls", action=on, default=default.parallel_calls, help="ask for parallel calls")
+    group.add_argument("--empty-retries", type=int, default=default.empty_retries, help="re-asks of an empty reply")
+    group.add_argument("--rendering", choices=["native", "hermes", "words"], default=default.rendering)
+
+
+def add_run(commands: Any) -> None:
     start = commands.add_parser(
         "run", help="start a run", epilog=TOOL_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -90,29 +94,34 @@ def parser() -> argparse.ArgumentParser:
     start.add_argument("--model", required=True, help="the model (for the scripted provider: the scenario)")
     start.add_argument("--workspace", default=".", help="the folder the tools may touch (default: .)")
     start.add_argument("--api-key-env", default="LLM_API_KEY", help="environment variable holding the API key")
-    start.add_argument("--system", default=SYSTEM_PROMPT, help="system prompt")
-    start.add_argument("--run-id", help="choose the run id (default: random)")
+    start.add_argument("--system", default=SYSTEM_PROMPT, help="system prompt (default: the small-model prompt)")
+    start.add_argument("--run-id", help="choose the run id (default: random); an existing run is never replaced")
+    start.add_argument("--tools", default=",".join(ALL_TOOLS), help="comma-separated tools to offer (default: all)")
     add_limits(start, defaults=True)
     start.add_argument("--max-tokens", type=int, help="cap on each reply's tokens")
+    start.add_argument("--request-timeout", type=float, default=120.0, help="seconds to wait for one reply")
     start.add_argument("--price-input", type=float, default=2.00, help="USD per million input tokens (default 2.00)")
     start.add_argument(
         "--price-output", type=float, default=12.00, help="USD per million output tokens (default 12.00)"
     )
     start.add_argument("--dedupe", action="store_true", help="reuse results of identical read-only calls")
     start.add_argument("--dedupe-all", action="store_true", help="UNSAFE: reuse results of identical writes too")
-    start.add_argument(
-        "--tool-errors", choices=["text", "silent", "fatal"], default="text", help="how tool errors reach the model"
-    )
+    start.add_argument("--tool-errors", choices=["text", "silent", "fatal"], default="text")
     start.add_argument("--allow-writes", action="store_true", help="write_file runs without approval")
-    start.add_argument(
-        "--command", action="append", default=[], metavar="NAME=CMD", help="a run_command preset (needs approval)"
-    )
-    start.add_argument(
-        "--trusted-command", action="append", default=[], metavar="NAME=CMD", help="a preset that runs without approval"
-    )
+    start.add_argument("--command", action="append", default=[], metavar="NAME=CMD", help="a preset (needs approval)")
+    start.add_argument("--trusted-command", action="append", default=[], metavar="NAME=CMD", help="no approval")
     start.add_argument("--commands-file", help="TOML file of [commands.NAME] presets")
     start.add_argument("--research-model", help="model for the research sub-agent (default: --model)")
+    add_controls(start)
     add_output(start)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="harness", description=__doc__, epilog=TOOL_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = top.add_subparsers(dest="action", required=True, metavar="{run,resume,show}")
+    add_run(commands)
     resume = commands.add_parser("resume", help="go on with a stopped or killed run")
     resume.add_argument("run_id")
     decision = resume.add_mutually_exclusive_group()
@@ -128,38 +137,51 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def presets_from(args: argparse.Namespace) -> list[CommandPreset]:
+def presets_from(args: argparse.Namespace) -> tuple[CommandPreset, ...]:
     presets = [parse_preset(spec) for spec in args.command]
     presets += [parse_preset(spec, needs_approval=False) for spec in args.trusted_command]
     if args.commands_file:
         presets += load_presets(args.commands_file)
-    return presets
+    return tuple(presets)
 
 
-def config_from(args: argparse.Namespace) -> dict[str, Any]:
+def config_from(args: argparse.Namespace) -> RunConfig:
     """What resume needs to rebuild the model and the tools; never the API key itself."""
-    return {
-        "base_url": base_url_from_env(args.base_url),
-        "workspace": str(Path(args.workspace).resolve()),
-        "api_key_env": args.api_key_env,
-        "max_tokens": args.max_tokens,
-        "dedupe": "all" if args.dedupe_all else "reads" if args.dedupe else "off",
-        "tool_errors": args.tool_errors,
-        "allow_writes": args.allow_writes,
-        "research_model": args.research_model,
-        "presets": [asdict(p) for p in presets_from(args)],
-    }
+    controls = Controls(
+        args.repeat_guard,
+        args.repeats_before_answer,
+        args.answer_at_cap,
+        args.answer_mode,
+        args.parallel_calls,
+        args.empty_retries,
+        args.rendering,
+    )
+    return RunConfig(
+        base_url=base_url_from_env(args.base_url),
+        model=args.model,
+        workspace=str(Path(args.workspace).resolve()),
+        api_key_env=args.api_key_env,
+        tools=tuple(name.strip() for name in args.tools.split(",") if name.strip()),
+        presets=presets_from(args),
+        allow_writes=args.allow_writes,
+        dedupe="all" if args.dedupe_all else "reads" if args.dedupe else "off",
+        tool_errors=args.tool_errors,
+        max_tokens=args.max_tokens,
+        research_model=args.research_model,
+        request_timeout_s=args.request_timeout,
+        controls=controls,
+    )
 
 
 class Console:
     """Live progress lines on stderr, from the same events the trace gets."""
 
-    def __init__(self, quiet: bool) -> None:
-        self.quiet, self.began = quiet, time.monotonic()
+    def __init__(self) -> None:
+        self.began = time.monotonic()
 
     def write(self, event: Mapping[str, Any]) -> None:
         line = self.describe(event)
-        if line and not self.quiet:
+        if line:
             print(f"[t+{(time.monotonic() - self.began) * 1000:,.0f} ms] {line}", file=sys.stderr, flush=True)
 
     @staticmethod
@@ -167,7 +189,8 @@ class Console:
         kind = event["type"]
         if kind == "turn":
             tokens = f"{event['prompt_tokens']} in, {event['completion_tokens']} out"
-            return f"turn {event['turn']}: {tokens}, {event['latency_ms']:,.0f} ms"
+            answer = " (answer turn)" if event.get("answer_turn") else ""
+            return f"turn {event['turn']}: {tokens}, {event['latency_ms']:,.0f} ms{answer}"
         if kind == "tool_start":
             return f"running {event['tool']} ({event['call_id']})"
         if kind == "tool_progress":
@@ -177,71 +200,23 @@ class Console:
         return None
 
 
-def build(state: RunState, trace: Any) -> tuple[list[OpenAIClient], Registry, RunOptions]:
-    config = state.config
-    api_key = os.environ.get(config.get("api_key_env") or "LLM_API_KEY")
-    client = OpenAIClient(config["base_url"], state.model, api_key=api_key)
-    research = OpenAIClient(config["base_url"], config.get("research_model") or state.model, api_key=api_key)
-    presets = [CommandPreset(**{**p, "argv": tuple(p["argv"])}) for p in config.get("presets", [])]
-    tools = catalogue(
-        Workspace(config["workspace"]),
-        research_model=research,
-        presets=presets,
-        approve_writes=not config.get("allow_writes"),
-        trace=trace,
-    )
-    options = RunOptions(
-        model=client,
-        trace=trace,
-        errors=ToolErrorPolicy(mode=config.get("tool_errors", "text")),
-        dedupe=config.get("dedupe", "off"),
-        max_tokens=config.get("max_tokens"),
-    )
-    return [client, research], tools, options
-
-
 async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> RunState:
-    trace_path = args.trace or store.directory / f"{state.run_id}.trace.jsonl"
-    sink = JsonlTrace(trace_path)
-    trace = FanoutTrace(sink, Console(quiet=False))
-    clients, tools, options = build(state, trace)
-    options.store, options.trace_payloads = store, args.trace_payloads
+    sink = JsonlTrace(args.trace or store.directory / f"{state.run_id}.trace.jsonl")
+    trace = FanoutTrace(sink, Console())
     loop = asyncio.get_running_loop()
-    for signum, why in ((signal.SIGINT, "user pressed Ctrl-C"), (signal.SIGTERM, "terminated")):
-        loop.add_signal_handler(signum, options.signal.set, why)
     try:
-        return await run(state, tools, options)
+        async with runnable(state, store=store, trace=trace, trace_payloads=args.trace_payloads) as run:
+            for signum, why in ((signal.SIGINT, "user pressed Ctrl-C"), (signal.SIGTERM, "terminated")):
+                loop.add_signal_handler(signum, run.options.signal.set, why)
+            return await run.run()
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        for client in clients:
-            await client.aclose()
         sink.close()
 
 
-def summary(state: RunState, wall_ms: float) -> dict[str, Any]:
-    return {
-        "run_id": state.run_id,
-        "status": state.status,
-        "reason": state.reason,
-        "resumable": state.resumable,
-        "turns": state.turns,
-        "tool_runs": state.tool_runs,
-        "prompt_tokens": state.usage.prompt_tokens,
-        "completion_tokens": state.usage.completion_tokens,
-        "cost_usd": state.usage.cost_usd if state.usage.cost_known else None,
-        "child_prompt_tokens": state.child_usage.prompt_tokens,
-        "child_completion_tokens": state.child_usage.completion_tokens,
-        "child_cost_usd": state.child_usage.cost_usd if state.child_usage.cost_known else None,
-        "answer": state.answer,
-        "interruption": asdict(state.interruption) if state.interruption else None,
-        "pending": [c["id"] for c in pending(state.messages)],
-        "wall_ms": round(wall_ms, 1),
-    }
-
-
 def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> int:
-    facts = summary(state, wall_ms)
+    facts = RunSummary.of(state, wall_ms)
     if state.answer is not None:
         print(state.answer)
     line = (
@@ -259,24 +234,25 @@ def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> in
             hint += f" --approve {call.call_id}   (or --reject {call.call_id} --reason TEXT)"
         print(f"resumable: {hint}", file=sys.stderr)
     if as_json:
-        print(json.dumps(facts, ensure_ascii=False))
+        print(json.dumps(facts.facts(), ensure_ascii=True))
     return EXIT_CODES[state.status]
 
 
 def command_run(args: argparse.Namespace) -> int:
     store = FileStore(args.state_dir)
     limits = Limits(args.max_turns, args.max_budget_usd, args.max_tool_calls, args.timeout, args.context_tokens)
-    state = new_run(
+    run_id = check_run_id(args.run_id) if args.run_id else None
+    state = start(
         args.prompt,
-        system=args.system,
-        model=args.model,
+        config_from(args),
         limits=limits,
         prices=Prices(args.price_input, args.price_output),
-        run_id=args.run_id,
-        config=config_from(args),
+        run_id=run_id,
+        system=args.system or None,
     )
-    Workspace(state.config["workspace"])  # refuse a missing workspace before anything is saved
     with store.lock(state.run_id):
+        if store.exists(state.run_id):
+            raise StateError(f"run {state.run_id} already exists in {store.directory}; resume it or choose another id")
         store.save(state)
         began = time.monotonic()
         state = asyncio.run(drive(state, store, args))
@@ -284,12 +260,15 @@ def command_run(args: argparse.Namespace) -> int:
 
 
 def apply_overrides(state: RunState, args: argparse.Namespace) -> None:
-    for name in ("max_turns", "max_budget_usd", "max_tool_calls", "context_tokens"):
-        value = getattr(args, name)
-        if value is not None:
-            setattr(state.limits, name, value)
+    """New limits for a resumed run, checked like new ones."""
+    changes = {
+        name: getattr(args, name)
+        for name in ("max_turns", "max_budget_usd", "max_tool_calls", "context_tokens")
+        if getattr(args, name) is not None
+    }
     if args.timeout is not None:
-        state.limits.timeout_s = args.timeout
+        changes["timeout_s"] = args.timeout
+    state.limits = Limits(**(vars(state.limits) | changes))
 
 
 def command_resume(args: argparse.Namespace) -> int:
@@ -309,7 +288,7 @@ def command_resume(args: argparse.Namespace) -> int:
 def command_show(args: argparse.Namespace) -> int:
     state = FileStore(args.state_dir).load(args.run_id)
     if args.json:
-        print(json.dumps(summary(state, 0.0) | {"messages": state.messages}, ensure_ascii=False))
+        print(json.dumps(RunSummary.of(state, 0.0).facts() | {"messages": state.messages}, ensure_ascii=True))
         return 0
     for message in state.messages:
         asked = cast(list[ToolCall], message.get("tool_calls", []))
@@ -320,14 +299,24 @@ def command_show(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in ACTIONS and argv[0] not in ("-h", "--help"):
+        print(f"harness: error: {argv[0]!r} is not an action; use one of {', '.join(ACTIONS)} (harness --help)",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
     args = parser().parse_args(argv)
     handlers = {"run": command_run, "resume": command_resume, "show": command_show}
     try:
         return handlers[args.action](args)
-    except HarnessError as exc:
+    except (HarnessError, ValueError) as exc:  # ValueError: a setting pydantic or a dataclass refused
         print(f"harness: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:  # a fault of the harness: one sentence, never a traceback; the state is as last saved
+        print(f"harness: internal error: {type(exc).__name__}: {exc} (the run's state is saved as it last was)",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with suppress(KeyboardInterrupt):
+        sys.exit(main())

@@ -10,6 +10,7 @@ import asyncio
 import email.utils
 import inspect
 import json
+import math
 import os
 import random
 import time
@@ -20,8 +21,9 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import ValidationError
 
-from harness.errors import MalformedReply, ProviderRejected, ProviderUnavailable
+from harness.errors import ConfigError, MalformedReply, ProviderRejected, ProviderUnavailable
 from harness.protocols import ModelReply, ModelRequest
+from wire.text import scrubbed
 from wire.types import AssistantMessage, ChatCompletion, Message, ToolDefinition, first_error
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -32,7 +34,14 @@ MAX_RETRY_WAIT_S = 30.0
 def base_url_from_env(flag: str | None = None) -> str:
     """The flag, else LLM_BASE_URL, else the local model server; a bare host gets OpenAI's /v1 path."""
     url = (flag or os.environ.get("LLM_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-    return url + "/v1" if urlsplit(url).path in ("", "/") else url
+    try:
+        parts = urlsplit(url)
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL) as exc:
+        raise ConfigError(f"invalid base URL {url!r}: {exc}") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"invalid base URL {url!r}: use http(s)://host[:port][/path]")
+    return url + "/v1" if parts.path in ("", "/") else url
 
 
 def validate_reply(payload: Any) -> ModelReply:
@@ -58,15 +67,18 @@ def validate_reply(payload: Any) -> ModelReply:
 
 
 def retry_after(response: httpx.Response, attempt: int, backoff: float) -> float:
-    header = response.headers.get("retry-after")
-    if header:
+    """The wait a 429/503 asks for (seconds or an HTTP date), capped; anything unreadable means our own backoff."""
+    header = response.headers.get("retry-after", "").strip()
+    try:
+        seconds = float(header)
+    except ValueError:
         try:
-            return min(MAX_RETRY_WAIT_S, max(0.0, float(header)))
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(header)
-            if when is not None:
-                return min(MAX_RETRY_WAIT_S, max(0.0, when.timestamp() - time.time()))
-    return exponential(attempt, backoff)
+            seconds = email.utils.parsedate_to_datetime(header).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return exponential(attempt, backoff)
+    if not math.isfinite(seconds):
+        return exponential(attempt, backoff)
+    return min(MAX_RETRY_WAIT_S, max(0.0, seconds))
 
 
 def exponential(attempt: int, backoff: float) -> float:
@@ -98,7 +110,7 @@ class OpenAIClient:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url_from_env(base_url)
-        self.model = model
+        self.model, self.timeout_s = model, timeout_s
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -108,6 +120,12 @@ class OpenAIClient:
             timeout=httpx.Timeout(timeout_s, connect=10.0),
             transport=transport,
         )
+
+    def timed_out(self, exc: httpx.TimeoutException) -> str:
+        if isinstance(exc, httpx.ConnectTimeout):
+            return f"cannot reach {self.base_url}: no connection within {self.timeout_s:g} s"
+        waited = f"{self.timeout_s:g} s"
+        return f"{self.base_url} accepted the request but sent no reply within {waited} ({type(exc).__name__})"
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -119,9 +137,13 @@ class OpenAIClient:
         await self.aclose()
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": list(request.messages)}
+        body: dict[str, Any] = {**request.extra, "model": self.model, "messages": list(request.messages)}
         if request.tools:
             body["tools"] = list(request.tools)
+            if request.tool_choice is not None:
+                body["tool_choice"] = request.tool_choice
+            if request.parallel_tool_calls is not None:
+                body["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         return body
@@ -132,6 +154,11 @@ class OpenAIClient:
             last = attempt == self.max_retries
             try:
                 response = await self._http.post("/chat/completions", json=body)
+            except httpx.TimeoutException as exc:
+                if last or (isinstance(exc, httpx.ReadTimeout) and attempt >= 1):  # a peer that hangs: try once more
+                    raise ProviderUnavailable(self.timed_out(exc)) from exc
+                await asyncio.sleep(exponential(attempt, self.backoff_s))
+                continue
             except httpx.TransportError as exc:
                 if last:
                     raise ProviderUnavailable(f"cannot reach {self.base_url}: {exc!r}") from exc
@@ -139,9 +166,10 @@ class OpenAIClient:
                 continue
             if response.status_code < 400:
                 try:
-                    return validate_reply(response.json())
-                except ValueError as exc:
-                    raise MalformedReply(f"malformed reply from the provider: not JSON ({exc})") from exc
+                    payload = scrubbed(response.json())
+                except (ValueError, RecursionError) as exc:
+                    raise MalformedReply(f"malformed reply from the provider: not usable JSON ({exc})") from exc
+                return validate_reply(payload)
             if response.status_code not in RETRYABLE:
                 raise ProviderRejected(provider_message(response), response.status_code)
             if last:

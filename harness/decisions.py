@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from harness.errors import ApprovalError
-from harness.state import RunState, digest, pending
+from harness.policy import digest
+from harness.protocols import Tool
+from harness.state import RunState, pending
+from harness.tools.base import approval_needed
 from wire.types import ToolCall
 
 
@@ -35,3 +39,18 @@ def reject(state: RunState, call_id: str, reason: str | None = None) -> None:
     pending_call(state, call_id)
     state.rejections[call_id] = reason
     state.approvals.pop(call_id, None)
+
+
+def needs_person(state: RunState, call_id: str, tool: Tool, args: dict[str, Any]) -> str | None:
+    """Why a call must wait for a person: it is not approved, or it is a write whose first attempt may have
+    landed (and the tool cannot tell on its own); None when it may run."""
+    if call_id in state.started and not tool.honours_idempotency_key:
+        group = state.processes.get(call_id)
+        ended = f"; its process group {group} ended with the harness" if group else ""
+        return (
+            f"{tool.name} call {call_id} started before the run stopped and may have taken effect{ended}; "
+            "approve to run it again or reject it"
+        )
+    if approval_needed(tool, args) and state.approvals.get(call_id) != digest(args):
+        return f"{tool.name} needs approval before it runs"
+    return None

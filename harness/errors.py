@@ -14,7 +14,7 @@ HarnessError
 │   └── NotResumable          the run ended completed or failed
 ├── RegistryError             an invalid or duplicate tool name, or an invalid parameters schema
 ├── ApprovalError             approve/reject of a call that is not pending, or whose arguments changed
-└── ConfigError               an invalid option (a command preset, a limit)
+└── ConfigError               an invalid option (a command preset, a limit, a price); also a ValueError
 """
 
 from __future__ import annotations
@@ -82,5 +82,5 @@ class ApprovalError(HarnessError):
     pass
 
 
-class ConfigError(HarnessError):
-    pass
+class ConfigError(HarnessError, ValueError):
+    """An invalid setting. A ValueError too, so a state file holding one fails validation naming the field."""

@@ -4,13 +4,29 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
-from harness.protocols import ModelReply, StateStore, TraceSink
+from harness.protocols import ModelReply, StateStore, ToolContext, TraceSink
 from harness.state import Interruption, RunState, Status
-from wire.types import ToolCall
+from harness.stop import StopSignal
+from wire.types import Message, ToolCall
 
 log = logging.getLogger(__name__)
+
+
+class ChildSlot:
+    """A sub-agent's run kept inside the parent's state under the call that started it (see ChildRuns)."""
+
+    def __init__(self, journal: Journal, call_id: str) -> None:
+        self.journal, self.call_id = journal, call_id
+
+    def load(self) -> RunState | None:
+        return self.journal.state.children.get(self.call_id)
+
+    def save(self, state: RunState) -> None:
+        self.journal.state.children[self.call_id] = state
+        self.journal.save()
 
 
 class Journal:
@@ -40,7 +56,12 @@ class Journal:
         """Arguments and outputs go into the trace only when asked for."""
         return fields if self.payloads else {}
 
-    def reply(self, reply: ModelReply, latency_ms: float) -> None:
+    def append(self, message: Message) -> None:
+        """A message the harness adds to the transcript itself (an answer turn's question, a re-ask)."""
+        self.state.messages.append(message)
+        self.save()
+
+    def reply(self, reply: ModelReply, latency_ms: float, answer_turn: str | None = None) -> None:
         """Record a model reply: its cost counts the moment it arrives, then it joins the transcript."""
         state, usage = self.state, reply.usage
         cost = state.usage.add(usage, state.prices)
@@ -60,6 +81,7 @@ class Journal:
             finish=reply.finish_reason,
             latency_ms=round(latency_ms, 3),
             timings=reply.timings.model_dump() if reply.timings else None,
+            answer_turn=answer_turn,
         )
 
     def answer(self, call: ToolCall, content: str) -> None:
@@ -75,9 +97,10 @@ class Journal:
 
     def ran(self, call: ToolCall, args: dict[str, Any], output: str, ok: bool, ms: float) -> None:
         state, name = self.state, call["function"]["name"]
-        state.tool_runs.append(f"{name}:{args['path']}" if "path" in args else name)
+        state.tool_runs.append(f"{name}:{args['path']}" if isinstance(args.get("path"), str) else name)
         if call["id"] in state.started:
             state.started.remove(call["id"])
+        state.processes.pop(call["id"], None)
         self.answer(call, output)
         self.emit(
             "tool_result",
@@ -92,6 +115,28 @@ class Journal:
     def result_of(self, call_id: str) -> str:
         messages = self.state.messages
         return next(str(m["content"]) for m in messages if m["role"] == "tool" and m["tool_call_id"] == call_id)
+
+    def context(
+        self,
+        call: ToolCall,
+        tool: str,
+        signal: StopSignal,
+        retry: bool,
+        on_progress: Callable[[str, str], None] | None,
+    ) -> ToolContext:
+        """What the call's tool may use: progress into the trace, a child run kept in this state, a process noted."""
+
+        def progress(label: str) -> None:
+            self.emit("tool_progress", tool=tool, call_id=call["id"], label=label)
+            if on_progress is not None:
+                on_progress(tool, label)
+
+        def started(pid: int) -> None:  # a command began: its process group is on disk before anything else
+            self.state.processes[call["id"]] = pid
+            self.save()
+
+        slot = ChildSlot(self, call["id"])
+        return ToolContext(self.state.run_id, call["id"], signal, progress, slot, retry, started)
 
     def finish(self, status: Status, reason: str, interruption: Interruption | None) -> RunState:
         state = self.state

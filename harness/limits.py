@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from harness.errors import ConfigError
 from wire.types import Usage as ReplyUsage
+
+
+def positive(name: str, value: float | None, allow_zero: bool = False) -> None:
+    """A limit that is a real number above zero (or at least zero); None means no limit."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, not {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ConfigError(f"{name} must be {'at least 0' if allow_zero else 'above 0'}, not {value!r}")
 
 
 @dataclass
@@ -17,6 +29,13 @@ class Limits:
     timeout_s: float | None = None  # wall clock of one `run()` call
     context_tokens: int | None = None  # what may be sent to the model in one request
 
+    def __post_init__(self) -> None:
+        positive("max_turns", self.max_turns)
+        positive("max_budget_usd", self.max_budget_usd, allow_zero=True)
+        positive("max_tool_calls", self.max_tool_calls, allow_zero=True)
+        positive("timeout", self.timeout_s)
+        positive("context_tokens", self.context_tokens)
+
 
 @dataclass(frozen=True)
 class Prices:
@@ -24,6 +43,10 @@ class Prices:
 
     input_per_mtok: float = 2.00
     output_per_mtok: float = 12.00
+
+    def __post_init__(self) -> None:
+        positive("the input price", self.input_per_mtok, allow_zero=True)
+        positive("the output price", self.output_per_mtok, allow_zero=True)
 
     def cost(self, usage: ReplyUsage) -> float:
         return (usage.prompt_tokens * self.input_per_mtok + usage.completion_tokens * self.output_per_mtok) / 1e6
@@ -65,6 +88,11 @@ class Usage:
     @property
     def cost_known(self) -> bool:
         return self.unpriced_requests == 0
+
+    @property
+    def known_cost(self) -> float | None:
+        """The cost, or None when some reply carried no usage (never $0 for an unknown)."""
+        return self.cost_usd if self.cost_known else None
 
     def cost_text(self) -> str:
         known = f"${self.cost_usd:.6f}"

@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.context import ContextTooSmall, select
-from harness.errors import NotResumable, PermanentToolError, ProviderError
+from harness.context import ContextTooSmall
+from harness.decisions import needs_person
+from harness.errors import NotResumable, ProviderError
 from harness.journal import Journal
 from harness.options import RunOptions
 from harness.policy import bound, may_reuse, signature
-from harness.protocols import ModelRequest, Tool, ToolContext
-from harness.state import Interruption, InterruptionType, RunState, Status, digest, pending
+from harness.prompts import EMPTY_REPLY, repeated_call
+from harness.protocols import ModelReply, Tool
+from harness.state import Interruption, InterruptionType, RunState, Status, pending
 from harness.stop import Stopped
-from harness.tools.base import Invalid, Registry, approval_needed
-from wire.types import Message, ToolCall
+from harness.tools.base import Registry
+from harness.turns import answer_turn, request_for, restatement
+from wire.types import ToolCall
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ async def run(state: RunState, tools: Registry, options: RunOptions) -> RunState
 class Loop:
     def __init__(self, state: RunState, tools: Registry, options: RunOptions) -> None:
         self.state, self.tools, self.options, self.signal = state, tools, options, options.signal
+        self.controls = options.controls
         self.journal = Journal(state, options.store, options.trace, options.trace_payloads)
         self.started_at = time.monotonic()
 
@@ -51,7 +54,7 @@ class Loop:
         if not (self.state.status == "running" or self.state.resumable):
             raise NotResumable(f"run {self.state.run_id} ended {self.state.status}; it cannot be resumed")
         self.state.status, self.state.reason, self.state.interruption = "running", None, None
-        deadline = self.arm_deadline()
+        deadline = self.signal.arm(self.state.limits.timeout_s)
         try:
             while True:
                 stop = await self.drain_pending() or self.check_limits() or await self.take_turn()
@@ -63,6 +66,9 @@ class Loop:
             reason = self.signal.reason or "cancelled"
             self.journal.finish("interrupted", reason, Interruption("cancelled", reason))
             raise
+        except ProviderError as exc:
+            self.state.error, self.state.error_source = str(exc), "provider"
+            return self.journal.finish("failed", str(exc), None)
         finally:
             if deadline is not None:
                 deadline.cancel()
@@ -84,87 +90,69 @@ class Loop:
         stop = self.gate(call, tool, screened)
         if stop is not None:
             return stop
-        earlier = self.state.read_cache.get(signature(tool.name, screened))
+        key = signature(tool.name, screened)
+        earlier = self.state.read_cache.get(key)
         if earlier is not None and may_reuse(self.options.dedupe, tool.read_only):
             self.journal.decided(call, self.journal.result_of(earlier))
+            return None
+        if self.controls.repeat_guard and tool.read_only and key in self.state.seen_calls:
+            self.state.repeats += 1
+            self.journal.decided(call, repeated_call(tool.name, self.state.seen_calls[key]))
             return None
         return await self.execute(call, tool, screened)
 
     def screen(self, call: ToolCall, tool: Tool | None) -> str | dict[str, Any]:
         """The call's validated arguments, or the words for a slot the harness fills without running anything."""
-        name = call["function"]["name"]
         if call["id"] in self.state.rejections:
-            return self.options.reject_text(name, self.state.rejections[call["id"]])
-        if tool is None:
-            return f"Error: unknown tool {name!r}. The tools are: {', '.join(self.tools.names())}."
-        args = self.tools.arguments(tool, call["function"]["arguments"])
-        return f"Error: {args.message}" if isinstance(args, Invalid) else args
+            return self.options.reject_text(call["function"]["name"], self.state.rejections[call["id"]])
+        return self.tools.screen(call)
 
     def gate(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
         """Stop before a call that needs a person: unapproved, or a write whose first attempt may have landed."""
-        if call["id"] in self.state.started and not tool.honours_idempotency_key:
-            why = (
-                f"{tool.name} call {call['id']} started before the run stopped and may have taken effect; "
-                "approve to run it again or reject it"
-            )
-            return self.ask_approval(call, tool, args, why)
-        if approval_needed(tool, args) and self.state.approvals.get(call["id"]) != digest(args):
-            return self.ask_approval(call, tool, args, f"{tool.name} needs approval before it runs")
-        return None
-
-    def ask_approval(self, call: ToolCall, tool: Tool, args: dict[str, Any], reason: str) -> Stop:
-        self.journal.emit(
-            "approval_required",
-            tool=tool.name,
-            call_id=call["id"],
-            reason=reason,
-            **self.journal.payload(args=args),
-        )
+        reason = needs_person(self.state, call["id"], tool, args)
+        if reason is None:
+            return None
+        payload = self.journal.payload(args=args)
+        self.journal.emit("approval_required", tool=tool.name, call_id=call["id"], reason=reason, **payload)
         return Stop("interrupted", reason, Interruption.approval(call["id"], tool.name, args, reason))
 
     async def execute(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
-        if not tool.read_only:
+        retry = call["id"] in self.state.started
+        if not tool.read_only and not retry:
             self.state.started.append(call["id"])  # on disk before the tool runs: exactly-once for writes
             self.journal.save()
         self.journal.emit("tool_start", tool=tool.name, call_id=call["id"], **self.journal.payload(args=args))
         began, stop = time.perf_counter(), None
         try:
-            output = await self.signal.race(tool.run(args, self.context_for(call, tool)))
+            context = self.journal.context(call, tool.name, self.signal, retry, self.options.on_progress)
+            output = await self.signal.race(tool.run(args, context))
             output, ok = bound(str(output), self.options.max_output_chars), True
         except Stopped:
             raise
         except Exception as exc:
             output, ok, stop = self.options.errors.result_text(exc), False, self.failure(tool, exc)
+        key = signature(tool.name, args)
         if ok:
-            self.state.read_cache.setdefault(signature(tool.name, args), call["id"])
+            self.state.read_cache.setdefault(key, call["id"])
+        if tool.read_only:
+            self.state.seen_calls.setdefault(key, call["id"])
         self.journal.ran(call, args, output, ok, (time.perf_counter() - began) * 1000)
         return stop
 
     def failure(self, tool: Tool, exc: Exception) -> Stop | None:
-        if isinstance(exc, PermanentToolError) and self.options.errors.stop_on_permanent:
-            reason = f"{tool.name} failed and retrying cannot help: {exc}"
-        elif self.options.errors.mode == "fatal":
-            reason = f"{tool.name} failed: {exc}"
-        else:
+        reason = self.options.errors.stops_run(tool.name, exc)
+        if reason is None:
             return None
         self.state.error, self.state.error_source = str(exc), "tool"
         return Stop("failed", reason)
-
-    def context_for(self, call: ToolCall, tool: Tool) -> ToolContext:
-        def progress(label: str) -> None:
-            self.journal.emit("tool_progress", tool=tool.name, call_id=call["id"], label=label)
-            if self.options.on_progress is not None:
-                self.options.on_progress(tool.name, label)
-
-        return ToolContext(self.state.run_id, call["id"], self.signal, progress, self.state.child_usage.merge)
 
     # step 2: check limits and stop conditions --------------------------------------------------------
     def check_limits(self) -> Stop | None:
         state, limits = self.state, self.state.limits
         if limits.max_turns is not None and state.turns >= limits.max_turns:
             return over("max_turns_exceeded", "max_turns", f"reached the turn cap of {limits.max_turns}")
-        if limits.max_budget_usd is not None and (stop := self.check_budget(limits.max_budget_usd)):
-            return stop
+        if limits.max_budget_usd is not None and (why := state.over_budget(limits.max_budget_usd)):
+            return over("budget_exceeded", "max_budget", why)
         if limits.timeout_s is not None and time.monotonic() - self.started_at >= limits.timeout_s:
             return over("interrupted", "cancelled", f"deadline of {limits.timeout_s:g}s reached")
         for condition in self.options.stop_when:
@@ -172,41 +160,47 @@ class Loop:
                 return over("interrupted", "cancelled", f"stop condition {getattr(condition, '__name__', '?')} met")
         return None
 
-    def check_budget(self, budget: float) -> Stop | None:
-        if not (self.state.usage.cost_known and self.state.child_usage.cost_known):
-            return over(
-                "budget_exceeded",
-                "max_budget",
-                "cost unknown: a reply carried no usage, so the budget cannot be enforced",
-            )
-        spent = self.state.total_cost_usd
-        if spent >= budget:
-            why = f"spent ${spent:.6f} of a ${budget:.6f} budget (checked before each turn: overshoot <= one turn)"
-            return over("budget_exceeded", "max_budget", why)
-        return None
-
     # step 3: ask the model, record the reply, admit its batch -----------------------------------------
     async def take_turn(self) -> Stop | None:
+        kind = answer_turn(self.state, self.controls)
+        if (
+            kind is not None
+            and self.controls.answer_mode == "restated"
+            and self.state.messages[-1] != (ask := restatement(self.state))
+        ):
+            self.journal.append(ask)
         try:
-            messages, dropped = select(self.state.messages, self.state.limits.context_tokens, self.counter())
+            request, dropped = request_for(
+                self.state,
+                self.tools.definitions(),
+                self.controls,
+                self.options.max_tokens,
+                self.options.token_counter(self.state.limits),
+            )
         except ContextTooSmall as exc:
             return over("budget_exceeded", "max_budget", f"context budget: {exc}")
         if dropped:
             self.journal.emit("context_trimmed", dropped_messages=dropped)
         began = time.perf_counter()
-        try:
-            reply = await self.signal.race(
-                self.options.model.complete(ModelRequest(messages, self.tools.definitions(), self.options.max_tokens))
-            )
-        except ProviderError as exc:
-            self.state.error, self.state.error_source = str(exc), "provider"
-            return Stop("failed", str(exc))
-        self.journal.reply(reply, (time.perf_counter() - began) * 1000)
+        reply = await self.signal.race(self.options.model.complete(request))
+        self.journal.reply(reply, (time.perf_counter() - began) * 1000, kind)
+        if kind == "repeats":
+            self.state.repeats = 0
         calls = reply.message.get("tool_calls", [])
-        if not calls:
-            cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
-            return Stop("completed", f"the model answered{cut}")
-        return self.admit(calls)
+        return self.admit(calls) if calls else self.answered(reply, kind)
+
+    def answered(self, reply: ModelReply, kind: str | None) -> Stop | None:
+        """A reply without calls ends the run, unless it is empty and may be asked for again."""
+        if not (reply.message.get("content") or "").strip() and self.state.empty_replies < self.controls.empty_retries:
+            self.state.empty_replies += 1
+            self.journal.emit("empty_reply", turn=self.state.turns)
+            self.journal.append({"role": "user", "content": EMPTY_REPLY})
+            return None
+        cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
+        if kind == "cap":
+            why = f"reached the turn cap of {self.state.limits.max_turns}; the last turn was an answer turn{cut}"
+            return over("max_turns_exceeded", "max_turns", why)
+        return Stop("completed", f"the model answered{cut}")
 
     def admit(self, calls: list[ToolCall]) -> Stop | None:
         """Refuse a whole batch that would exceed the tool-call cap; the refusal is written into every slot."""
@@ -218,16 +212,3 @@ class Loop:
             return over("budget_exceeded", "max_budget", why)
         self.state.tool_calls = wanted
         return None
-
-    def counter(self) -> Callable[[Message], int]:
-        if self.options.count_tokens is None and self.state.limits.context_tokens is not None:
-            from wire.tokens import TokenCounter  # the encoder loads only when a context budget needs it
-
-            self.options.count_tokens = TokenCounter().message
-        return self.options.count_tokens or (lambda _: 0)
-
-    def arm_deadline(self) -> asyncio.TimerHandle | None:
-        timeout = self.state.limits.timeout_s
-        if timeout is None:
-            return None
-        return asyncio.get_running_loop().call_later(timeout, self.signal.set, f"deadline of {timeout:g}s reached")

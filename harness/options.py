@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from harness.config import Controls
+from harness.limits import Limits
 from harness.policy import Dedupe, ToolErrorPolicy, rejection_text
 from harness.protocols import Model, StateStore, TraceSink
 from harness.state import RunState
@@ -29,3 +31,12 @@ class RunOptions:
     max_tokens: int | None = None
     trace_payloads: bool = False
     count_tokens: Callable[[Message], int] | None = None  # only needed under a context budget
+    controls: Controls = field(default_factory=Controls)
+
+    def token_counter(self, limits: Limits) -> Callable[[Message], int]:
+        """Counts a message's tokens; the encoder is loaded only when a context budget needs it."""
+        if self.count_tokens is None and limits.context_tokens is not None:
+            from wire.tokens import TokenCounter
+
+            self.count_tokens = TokenCounter().message
+        return self.count_tokens or (lambda _: 0)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from harness.state import canonical
+from harness.errors import PermanentToolError
 
 ErrorMode: TypeAlias = Literal["text", "silent", "fatal"]
 Dedupe: TypeAlias = Literal["off", "reads", "all"]
@@ -34,11 +36,26 @@ class ToolErrorPolicy:
     def result_text(self, exc: Exception) -> str:
         return SILENT_TEXT if self.mode == "silent" else self.describe(exc)
 
+    def stops_run(self, tool: str, exc: Exception) -> str | None:
+        """Why this error fails the run, or None when the model is told and the run goes on."""
+        if isinstance(exc, PermanentToolError) and self.stop_on_permanent:
+            return f"{tool} failed and retrying cannot help: {exc}"
+        return f"{tool} failed: {exc}" if self.mode == "fatal" else None
+
 
 def rejection_text(tool: str, reason: str | None) -> str:
     """The words a refused call leaves in its slot, so the model's report cannot claim it happened."""
     text = f"Not run: the user declined this {tool} call, so nothing was done."
     return f"{text} Reason: {reason}" if reason else text
+
+
+def canonical(arguments: object) -> str:
+    return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(arguments: object) -> str:
+    """What an approval is bound to: the call's exact arguments."""
+    return hashlib.sha256(canonical(arguments).encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
 def signature(name: str, arguments: object) -> str:

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
-from harness.limits import Usage
 from harness.state import RunState
 from harness.stop import StopSignal
 from wire.types import AssistantMessage, Message, Timings, ToolDefinition
 from wire.types import Usage as ReplyUsage
 
+ToolChoice = Literal["auto", "none", "required"]
+
 
 @dataclass(frozen=True)
 class ModelRequest:
+    """One request for the next turn. `extra` is sent as further body fields (a grammar, a rendering hint)
+    that servers which do not know them ignore."""
+
     messages: Sequence[Message]
     tools: Sequence[ToolDefinition]
     max_tokens: int | None = None
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -34,15 +41,27 @@ class Model(Protocol):
     async def complete(self, request: ModelRequest) -> ModelReply: ...
 
 
+class ChildRuns(Protocol):
+    """Where a tool that runs a sub-agent keeps the child's state: inside the parent's, saved with it, so a
+    resumed parent continues the child where it stopped and every request it paid for is counted once."""
+
+    def load(self) -> RunState | None: ...
+
+    def save(self, state: RunState) -> None: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
-    """What a running tool may use: the run's Stop signal, a progress callback, its idempotency key."""
+    """What a running tool may use: the run's Stop signal, a progress callback, its idempotency key, whether
+    this call already started once before the run stopped (`retry`), its child run, where to note a process."""
 
     run_id: str
     call_id: str
     signal: StopSignal
     progress: Callable[[str], None]
-    account: Callable[[Usage], None]  # a tool that spends model tokens (a sub-agent) reports them here
+    children: ChildRuns
+    retry: bool = False
+    started_process: Callable[[int], None] = lambda pid: None
 
     @property
     def idempotency_key(self) -> str:
@@ -77,9 +96,9 @@ class Tool(Protocol):
 
 
 class StateStore(Protocol):
-    def save(self, state: RunState) -> None: ...
+    """Where the loop saves the state after every change (a file store, or a parent run for a sub-agent)."""
 
-    def load(self, run_id: str) -> RunState: ...
+    def save(self, state: RunState) -> None: ...
 
 
 class TraceSink(Protocol):

@@ -1,22 +1,29 @@
-"""The run state: everything a run is, as plain data that round-trips through JSON exactly."""
+"""The run state: everything a run is, as plain data that round-trips through JSON exactly.
+
+A state is written as ASCII JSON (non-ASCII escaped), so any string a model or a tool produced, a lone
+surrogate included, is saved and read back unchanged. On load the file is validated against these very
+types (pydantic reads the dataclasses), and a problem names the field.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
+from pydantic import TypeAdapter, ValidationError
+
+from harness.config import RunConfig
 from harness.limits import Limits, Prices, Usage
 from wire.types import AssistantMessage, Message, ToolCall
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 Status: TypeAlias = Literal["running", "completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"]
 InterruptionType: TypeAlias = Literal["approval", "max_turns", "max_budget", "cancelled"]
-ErrorSource: TypeAlias = Literal["provider", "tool"]
+ErrorSource: TypeAlias = Literal["provider", "tool", "harness"]
 
 RESUMABLE: frozenset[Status] = frozenset({"max_turns_exceeded", "budget_exceeded", "interrupted"})
 """A run that ended this way has a valid transcript and can go on; `completed` and `failed` cannot."""
@@ -46,20 +53,24 @@ class RunState:
     reason: str | None = None
     interruption: Interruption | None = None
     error: str | None = None
-    error_source: ErrorSource | None = None  # what failed a `failed` run: the model provider or a tool
+    error_source: ErrorSource | None = None  # what failed a `failed` run
     turns: int = 0
     tool_calls: int = 0  # calls the harness accepted (ran, reused or answered with an error)
     tool_runs: list[str] = field(default_factory=list)  # `name` or `name:path`, one per execution
     usage: Usage = field(default_factory=Usage)
-    child_usage: Usage = field(default_factory=Usage)
     limits: Limits = field(default_factory=Limits)
     prices: Prices = field(default_factory=Prices)
     approvals: dict[str, str] = field(default_factory=dict)  # call id -> digest of the approved arguments
     rejections: dict[str, str | None] = field(default_factory=dict)  # call id -> the person's reason
     started: list[str] = field(default_factory=list)  # write calls that began and have no result yet
+    processes: dict[str, int] = field(default_factory=dict)  # call id -> process group of a command it started
     read_cache: dict[str, str] = field(default_factory=dict)  # call signature -> call id whose result is reused
+    seen_calls: dict[str, str] = field(default_factory=dict)  # read-only call signature -> call id that ran it
+    repeats: int = 0  # read-only calls refused as repeats, since the last answer turn
+    empty_replies: int = 0  # replies with neither text nor a call
+    children: dict[str, RunState] = field(default_factory=dict)  # call id -> a sub-agent's run, as it stands
     trace_seq: int = 0
-    config: dict[str, Any] = field(default_factory=dict)  # how the CLI rebuilds model and tools on resume
+    config: RunConfig | None = None  # how to rebuild model and tools on resume
     format_version: int = FORMAT_VERSION
 
     @property
@@ -68,32 +79,89 @@ class RunState:
         return self.usage.cost_usd
 
     @property
+    def child_usage(self) -> Usage:
+        """What the sub-agents spent, every request counted once, from their own saved states."""
+        total = Usage()
+        for child in self.children.values():
+            total.merge(child.usage)
+            total.merge(child.child_usage)
+        return total
+
+    @property
     def total_cost_usd(self) -> float:
         return self.usage.cost_usd + self.child_usage.cost_usd
 
     @property
+    def cost_known(self) -> bool:
+        return self.usage.cost_known and self.child_usage.cost_known
+
+    def over_budget(self, budget: float) -> str | None:
+        """Why the budget stops the run before the next turn, if it does (an unknown cost stops it too)."""
+        if not self.cost_known:
+            return "cost unknown: a reply carried no usage, so the budget cannot be enforced"
+        spent = self.total_cost_usd
+        if spent >= budget:
+            return f"spent ${spent:.6f} of a ${budget:.6f} budget (checked before each turn: overshoot <= one turn)"
+        return None
+
+    @property
     def answer(self) -> str | None:
+        """The model's answer: its last text reply, when the run ended on one (an answer turn at the cap too)."""
         last = self.messages[-1] if self.messages else None
-        if self.status == "completed" and last is not None and last["role"] == "assistant":
+        if last is None or last["role"] != "assistant" or last.get("tool_calls"):
+            return None
+        if self.status == "completed" or (self.status == "max_turns_exceeded" and last.get("content")):
             return last.get("content") or ""
         return None
+
+    @property
+    def question(self) -> str:
+        return next((str(m["content"]) for m in self.messages if m["role"] == "user"), "")
 
     @property
     def resumable(self) -> bool:
         return self.status in RESUMABLE
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(dataclasses.asdict(self), ensure_ascii=True, separators=(",", ":"))
 
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> RunState:
-        fields = dict(raw)
-        fields["usage"] = Usage(**raw["usage"])
-        fields["child_usage"] = Usage(**raw["child_usage"])
-        fields["limits"] = Limits(**raw["limits"])
-        fields["prices"] = Prices(**raw["prices"])
-        fields["interruption"] = Interruption(**raw["interruption"]) if raw.get("interruption") else None
-        return cls(**fields)
+
+STATE = TypeAdapter(RunState)
+
+
+class InvalidState(ValueError):
+    """A state that does not fit the types: `where` is the field path."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where, self.problem = where, problem
+
+
+def state_from(raw: dict[str, Any]) -> RunState:
+    """Validate a decoded state file against RunState, naming the first field that is wrong."""
+    try:
+        return STATE.validate_python(migrate(raw))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "the state"
+        raise InvalidState(where, error["msg"]) from exc
+
+
+def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 kept the config as a free dict and children's spend as a counter."""
+    if raw.get("format_version") != 1:
+        return raw
+    upgraded = {k: v for k, v in raw.items() if k not in ("child_usage", "config")}
+    old = raw.get("config") or {}
+    if isinstance(old, dict) and {"base_url", "workspace"} <= set(old):
+        keep = {"base_url", "workspace", "api_key_env", "max_tokens", "dedupe", "tool_errors", "allow_writes"}
+        upgraded["config"] = {k: v for k, v in old.items() if k in keep and v is not None} | {
+            "model": raw.get("model", ""),
+            "presets": old.get("presets", []),
+            "research_model": old.get("research_model"),
+        }
+    upgraded["format_version"] = FORMAT_VERSION
+    return upgraded
 
 
 def new_run(
@@ -104,17 +172,17 @@ def new_run(
     limits: Limits | None = None,
     prices: Prices | None = None,
     run_id: str | None = None,
-    config: dict[str, Any] | None = None,
+    config: RunConfig | None = None,
 ) -> RunState:
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": prompt})
     return RunState(
         run_id=run_id or new_run_id(),
         messages=messages,
-        model=model,
+        model=model or (config.model if config else ""),
         limits=limits or Limits(),
         prices=prices or Prices(),
-        config=config or {},
+        config=config,
     )
 
 
@@ -130,11 +198,3 @@ def pending(messages: list[Message]) -> list[ToolCall]:
             assistant = cast(AssistantMessage, messages[index])
             return [c for c in assistant.get("tool_calls", []) if c["id"] not in answered]
     return []
-
-
-def canonical(arguments: object) -> str:
-    return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def digest(arguments: object) -> str:
-    return hashlib.sha256(canonical(arguments).encode()).hexdigest()

@@ -37,6 +37,12 @@ class StopSignal:
             self.reason, self.pressed_at = reason, time.monotonic()
             self._event.set()
 
+    def arm(self, timeout: float | None) -> asyncio.TimerHandle | None:
+        """Press Stop by itself after `timeout` seconds (a run's deadline); the caller cancels the handle."""
+        if timeout is None:
+            return None
+        return asyncio.get_running_loop().call_later(timeout, self.set, f"deadline of {timeout:g}s reached")
+
     async def wait(self) -> None:
         await self._event.wait()
 

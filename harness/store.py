@@ -1,7 +1,9 @@
 """Run states on disk: one JSON file per run, written atomically, and a lock so one process runs a run.
 
 Save writes a temp file in the same folder, fsyncs it, renames it over the old file and fsyncs the
-folder: a kill at any instant leaves the previous state or the new one, never a torn file.
+folder: a kill at any instant leaves the previous state or the new one, never a torn file. A run id is
+checked before any path is built from it, so no id can put a file outside the state folder. OS errors
+are translated here into StateError with the path and what to do.
 """
 
 from __future__ import annotations
@@ -16,10 +18,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.errors import RunInUse, RunNotFound, StateFileError
-from harness.state import FORMAT_VERSION, RunState
+from harness.errors import RunInUse, RunNotFound, StateError, StateFileError
+from harness.state import FORMAT_VERSION, InvalidState, RunState, state_from
 
 SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def check_run_id(run_id: str) -> str:
+    if not SAFE_RUN_ID.match(run_id) or ".." in run_id:
+        raise StateError(
+            f"invalid run id {run_id!r}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return run_id
 
 
 class FileStore:
@@ -27,24 +37,41 @@ class FileStore:
         self.directory = Path(directory)
 
     def path(self, run_id: str) -> Path:
-        if not SAFE_RUN_ID.match(run_id) or ".." in run_id:
-            raise RunNotFound(f"invalid run id {run_id!r}")
-        return self.directory / f"{run_id}.json"
+        return self.directory / f"{check_run_id(run_id)}.json"
+
+    def folder(self) -> Path:
+        """The state folder, created if needed; a file in its place or no permission is a clear error."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            if not os.access(self.directory, os.W_OK | os.X_OK):
+                raise PermissionError(f"no permission to write in {self.directory}")
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise StateError(f"the state folder {self.directory} is a file, not a folder") from exc
+        except OSError as exc:
+            raise StateError(f"cannot use the state folder {self.directory}: {exc.strerror or exc}") from exc
+        return self.directory
+
+    def exists(self, run_id: str) -> bool:
+        return self.path(run_id).exists()
 
     def save(self, state: RunState) -> None:
         target = self.path(state.run_id)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self.directory, prefix=f".{state.run_id}.", suffix=".tmp")
+        folder = self.folder()
+        data = state.to_json()
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(state.to_json())
+            fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{state.run_id}.", suffix=".tmp")
+        except OSError as exc:
+            raise StateError(f"cannot write in {folder}: {exc.strerror or exc}") from exc
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as handle:
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temp, target)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
-        dir_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
         try:
             os.fsync(dir_fd)
         finally:
@@ -63,9 +90,11 @@ class FileStore:
     @contextmanager
     def lock(self, run_id: str) -> Iterator[None]:
         """Hold the run for this process; a second holder gets RunInUse. The kernel drops it if we die."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        lock_path = self.directory / f"{run_id}.lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        lock_path = self.folder() / f"{check_run_id(run_id)}.lock"
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise StateError(f"cannot create the lock {lock_path}: {exc.strerror or exc}") from exc
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -79,14 +108,17 @@ class FileStore:
 def parse_state(path: Path, text: str) -> RunState:
     try:
         raw: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StateFileError(path, f"not valid JSON ({exc.msg} at line {exc.lineno}); the file is corrupt") from exc
+    except (json.JSONDecodeError, RecursionError) as exc:
+        problem = f"{exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise StateFileError(path, f"not valid JSON ({problem}); the file is corrupt") from exc
     if not isinstance(raw, dict):
         raise StateFileError(path, "not a run state (expected a JSON object)")
     version = raw.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in (1, FORMAT_VERSION):
         raise StateFileError(path, f"unknown state format version {version!r}; this harness reads {FORMAT_VERSION}")
     try:
-        return RunState.from_dict(raw)
-    except (TypeError, KeyError, ValueError) as exc:
-        raise StateFileError(path, f"not a valid run state ({exc})") from exc
+        return state_from(raw)
+    except InvalidState as exc:
+        raise StateFileError(path, f"field {exc.where}: {exc.problem}") from exc
+    except RecursionError as exc:
+        raise StateFileError(path, "nested too deeply to be a run state") from exc

@@ -23,11 +23,11 @@ class JsonlTrace:
         self._handle: TextIO | None = None
 
     def write(self, event: Mapping[str, Any]) -> None:
-        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        line = json.dumps(event, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
         with self._lock:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._handle = self.path.open("a", encoding="utf-8")
+                self._handle = self.path.open("a", encoding="ascii")
             self._handle.write(line)
             self._handle.flush()
 

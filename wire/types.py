@@ -45,8 +45,8 @@ class AssistantMessage(TypedDict, total=False):
 class ToolMessage(TypedDict):
     role: Literal["tool"]
     tool_call_id: str
-    content: str
     name: NotRequired[str]
+    content: str
 
 
 Message: TypeAlias = Annotated[

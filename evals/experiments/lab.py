@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from evals.workspace import default_workspace
-from harness.cli import SYSTEM_PROMPT
 from harness.client import OpenAIClient
+from harness.config import Controls
 from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
+from harness.prompts import SYSTEM_PROMPT
 from harness.state import RunState, new_run
 from harness.tools.archive import ScanArchive
 from harness.tools.base import Registry
@@ -128,6 +129,7 @@ class Lab:
     ) -> Outcome:
         where = workspace or self.workspace()
         trace = options.pop("trace", None) or MemoryTrace()
+        options.setdefault("controls", Controls.off())  # the seed's loop: these experiments reproduce its numbers
         start = state or new_run(prompt, system=SYSTEM_PROMPT, model=model, limits=limits or Limits())
         async with self.client(model, latency_ms) as client:
             began = time.perf_counter()

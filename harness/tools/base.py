@@ -13,7 +13,8 @@ from jsonschema.exceptions import SchemaError
 
 from harness.errors import RegistryError
 from harness.protocols import Tool
-from wire.types import ToolDefinition
+from wire.text import scrubbed
+from wire.types import ToolCall, ToolDefinition
 
 VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
@@ -73,12 +74,23 @@ class Registry:
             for t in self
         ]
 
+    def screen(self, call: ToolCall) -> str | dict[str, Any]:
+        """A call's validated arguments, or the error its slot gets instead (an unknown tool, bad arguments)."""
+        name = call["function"]["name"]
+        tool = self.get(name)
+        if tool is None:
+            return f"Error: unknown tool {name!r}. The tools are: {', '.join(self.names())}."
+        args = self.arguments(tool, call["function"]["arguments"])
+        return f"Error: {args.message}" if isinstance(args, Invalid) else args
+
     def arguments(self, tool: Tool, raw: str) -> dict[str, Any] | Invalid:
         """Parse and validate a call's arguments string against the tool's JSON Schema."""
         try:
-            args = json.loads(raw) if raw.strip() else {}
+            args = scrubbed(json.loads(raw)) if raw.strip() else {}
         except json.JSONDecodeError as exc:
             return Invalid(f"the arguments of {tool.name} are not valid JSON ({exc.msg}); send a JSON object")
+        except RecursionError:
+            return Invalid(f"the arguments of {tool.name} are nested too deeply; send a flat JSON object")
         if not isinstance(args, dict):
             return Invalid(f"the arguments of {tool.name} must be a JSON object")
         errors = sorted(self._validators[tool.name].iter_errors(args), key=lambda e: list(e.path))

@@ -1,17 +1,18 @@
 """run_command: the model picks the *name* of a command the operator configured; it never supplies one.
 
 Each preset fixes an executable and its arguments, a folder inside the workspace, a timeout and an output
-cap. It runs without a shell in a process group of its own; the timeout, a Stop, or the leader's exit
-kill the whole group, so nothing it started is left behind.
+cap. It runs without a shell, under a small supervisor, in a process group of its own; the timeout, a
+Stop, or the leader's exit kill the whole group, and so does the harness dying (even by SIGKILL), so
+nothing it started is left behind for a resume to run again beside it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shlex
+import shutil
 import signal
-import tomllib
+import sys
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -19,56 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError, PermanentToolError, ToolError
+from harness.presets import CommandPreset
 from harness.protocols import ApprovalRule, ToolContext
-from harness.tools.base import VALID_NAME
 from harness.tools.workspace import Workspace
 
 READ_CHUNK = 65536
+SUPERVISOR = str(Path(__file__).with_name("supervise.py"))
 DRAIN_AFTER_EXIT_S = 1.0
-
-
-@dataclass(frozen=True)
-class CommandPreset:
-    name: str
-    argv: tuple[str, ...]
-    cwd: str = "."
-    timeout_s: float = 60.0
-    max_output_bytes: int = 32_000
-    needs_approval: bool = True
-    description: str = ""
-
-    def __post_init__(self) -> None:
-        if not VALID_NAME.match(self.name):
-            raise ConfigError(f"invalid command name {self.name!r}: use letters, digits, '_' or '-'")
-        if not self.argv:
-            raise ConfigError(f"command {self.name!r} has no executable")
-        if self.timeout_s <= 0 or self.max_output_bytes <= 0:
-            raise ConfigError(f"command {self.name!r}: timeout and output cap must be positive")
-
-
-def parse_preset(spec: str, needs_approval: bool = True) -> CommandPreset:
-    """`NAME=EXECUTABLE ARG...` from the command line, split like a shell would but never run by one."""
-    name, sep, command = spec.partition("=")
-    if not sep or not command.strip():
-        raise ConfigError(f"--command expects NAME=COMMAND, got {spec!r}")
-    return CommandPreset(name.strip(), tuple(shlex.split(command)), needs_approval=needs_approval)
-
-
-def load_presets(path: str | Path) -> list[CommandPreset]:
-    """Presets from a TOML file: a [commands.NAME] table each, with argv, cwd, timeout_s, max_output_bytes,
-    needs_approval and description."""
-    try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read command presets ({exc})") from exc
-    presets = []
-    for name, table in raw.get("commands", {}).items():
-        try:
-            argv = table.pop("argv")
-            presets.append(CommandPreset(name, tuple(str(a) for a in argv), **table))
-        except (KeyError, TypeError) as exc:
-            raise ConfigError(f"{path}: [commands.{name}] is invalid ({exc})") from exc
-    return presets
 
 
 @dataclass
@@ -157,17 +115,23 @@ class RunCommand:
         if preset is None:
             raise ToolError(f"unknown command {args['command']!r}; the commands are: {', '.join(self.presets)}")
         cwd = self.workspace.folder(preset.cwd)
+        if shutil.which(preset.argv[0]) is None and not Path(cwd, preset.argv[0]).is_file():
+            raise PermanentToolError(f"command {preset.name} cannot start: {preset.argv[0]} is not an executable")
         try:
             process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                SUPERVISOR,
+                str(os.getpid()),
                 *preset.argv,
                 cwd=cwd,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group, killed as a whole
+                start_new_session=True,  # its own process group (supervisor and command), killed as a whole
             )
         except OSError as exc:
             raise PermanentToolError(f"command {preset.name} cannot start: {exc}") from exc
+        ctx.started_process(process.pid)
         return await self.supervise(preset, process)
 
     async def supervise(self, preset: CommandPreset, process: asyncio.subprocess.Process) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.errors import ToolError
 from harness.protocols import ToolContext
 from harness.tools.base import NO_ARGUMENTS
 from harness.tools.workspace import Workspace
@@ -31,10 +32,11 @@ class ListFiles:
     honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        entries = await asyncio.to_thread(self.workspace.entries)
-        if not entries:
-            return "The workspace is empty."
-        return "\n".join(f"{e.path} ({e.size:,} bytes)" for e in entries)
+        entries, skipped = await asyncio.to_thread(self.workspace.entries)
+        lines = [f"{e.path} ({e.size:,} bytes)" for e in entries] or ["The workspace has no files."]
+        if skipped:
+            lines.append(f"({skipped} other entries not shown: links, special files or files with several names)")
+        return "\n".join(lines)
 
 
 @dataclass
@@ -63,8 +65,13 @@ class DeleteFile:
     parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_ONLY)
     read_only: bool = False
     needs_approval: bool = True
-    honours_idempotency_key: bool = False
+    honours_idempotency_key: bool = True  # a retried delete whose file is gone reports the earlier attempt's success
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        await asyncio.to_thread(self.workspace.delete, args["path"])
+        try:
+            await asyncio.to_thread(self.workspace.delete, args["path"])
+        except ToolError:
+            if ctx.retry and not await asyncio.to_thread(self.workspace.exists, args["path"]):
+                return f"Deleted {args['path']} (the attempt before the run stopped had already deleted it)."
+            raise
         return f"Deleted {args['path']}."

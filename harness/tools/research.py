@@ -1,4 +1,9 @@
-"""research: a sub-agent with its own transcript and limits, under the parent's Stop signal."""
+"""research: a sub-agent with its own transcript and limits, under the parent's Stop signal.
+
+The child's state lives inside the parent's (`children`, under the call that started it) and is saved
+with it at every step, so a parent killed part-way resumes the child where it stopped: no child turn is
+paid twice, and every request it paid for is in the parent's totals exactly once.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.config import Controls
 from harness.limits import Limits, Prices
 from harness.loop import run
 from harness.options import RunOptions
+from harness.prompts import RESEARCH_SYSTEM
 from harness.protocols import Model, ToolContext, TraceSink
-from harness.state import new_run
+from harness.state import RunState, new_run
 from harness.tools.base import Registry
 
-RESEARCH_SYSTEM = (
-    "You are a research assistant. Use the tools to investigate the question, then answer it in one or two sentences."
-)
 QUESTION: Mapping[str, Any] = {
     "type": "object",
     "properties": {"question": {"type": "string", "description": "the question to investigate"}},
@@ -26,13 +30,14 @@ QUESTION: Mapping[str, Any] = {
 
 @dataclass
 class Research:
-    """Runs a child run per call; its tokens and cost are reported to the parent's `child_usage`."""
+    """Runs (or resumes) a child run per call; its spend is the parent's `child_usage`."""
 
     model: Model
     tools: Registry
     limits: Limits = field(default_factory=lambda: Limits(max_turns=6, max_budget_usd=0.05))
     prices: Prices = field(default_factory=Prices)
     trace: TraceSink | None = None
+    controls: Controls = field(default_factory=Controls)  # the parent's small-model controls
     name: str = "research"
     description: str = "Investigate one question with the file tools and return a short summary."
     parameters: Mapping[str, Any] = field(default_factory=lambda: QUESTION)
@@ -41,19 +46,25 @@ class Research:
     honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        child = new_run(
-            args["question"],
-            system=RESEARCH_SYSTEM,
-            limits=Limits(**vars(self.limits)),
-            prices=self.prices,
-            run_id=f"{ctx.run_id}.{ctx.call_id}",
-        )
-        try:
-            await run(child, self.tools, RunOptions(model=self.model, trace=self.trace, signal=ctx.signal))
-        finally:
-            ctx.account(child.usage)
-            ctx.account(child.child_usage)
-        ctx.signal.check()
-        if child.answer:
-            return child.answer
-        return f"no result (the research stopped: {child.status}, {child.reason})"
+        child = ctx.children.load()
+        if child is None or child.status in ("running", "interrupted"):  # new, or killed or stopped part-way
+            child = child or new_run(
+                args["question"],
+                system=RESEARCH_SYSTEM,
+                limits=Limits(**vars(self.limits)),
+                prices=self.prices,
+                run_id=f"{ctx.run_id}.{ctx.call_id}",
+            )
+            ctx.children.save(child)
+            options = RunOptions(
+                model=self.model, store=ctx.children, trace=self.trace, signal=ctx.signal, controls=self.controls
+            )
+            child = await run(child, self.tools, options)
+            ctx.signal.check()
+        return result_of(child)
+
+
+def result_of(child: RunState) -> str:
+    if child.answer:
+        return child.answer
+    return f"no result (the research stopped: {child.status}, {child.reason})"

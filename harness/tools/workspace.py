@@ -3,6 +3,8 @@
 A path must be relative, must not contain `..`, must not name the workspace itself, and no component may
 be a symbolic link. Paths are walked one component at a time with `openat` and O_NOFOLLOW, so a link
 swapped in between a check and a use is refused by the kernel, not by a check that already passed.
+Only plain files with a single name are read (not pipes, sockets or devices, and not a file with a
+second hard link, which may be a file from outside); listings walk the tree with directory descriptors.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import ConfigError, PermanentToolError, ToolError
+from wire.text import LONE_SURROGATE
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 MAX_PATH_BYTES = 4096
@@ -40,8 +43,8 @@ class Workspace:
         """The validated components of a model-supplied path; raises ToolError saying what is wrong."""
         if not isinstance(path, str) or not path.strip():
             raise ToolError("a path is required: give a file name relative to the workspace, e.g. notes.txt")
-        if "\x00" in path:
-            raise ToolError("a path may not contain a NUL byte")
+        if "\x00" in path or LONE_SURROGATE.search(path):
+            raise ToolError("a path may not contain a NUL byte or an invalid character")
         if len(path.encode()) > MAX_PATH_BYTES:
             raise ToolError(f"the path is longer than {MAX_PATH_BYTES} bytes")
         if path.startswith(("/", "~")) or (len(path) > 1 and path[1] == ":"):
@@ -107,19 +110,39 @@ class Workspace:
             raise PermanentToolError(f"permission denied: {path} is a symbolic link, and links are never followed")
         return info
 
+    def regular(self, info: os.stat_result, path: str) -> None:
+        """Only a plain file with one name is read: a FIFO would block, a device may act on open, and a second
+        hard link may be a file from outside the workspace."""
+        if stat.S_ISDIR(info.st_mode):
+            raise ToolError(f"{path} is a folder, not a file. Call list_files to see the files in it.")
+        if not stat.S_ISREG(info.st_mode):
+            raise PermanentToolError(f"permission denied: {path} is not a regular file (a pipe, socket or device)")
+        if info.st_nlink > 1:
+            raise PermanentToolError(
+                f"permission denied: {path} has {info.st_nlink} hard links; a file linked from elsewhere may hold "
+                "data from outside the workspace, so it is not read"
+            )
+
+    def open_regular(self, fd: int, name: str, path: str) -> tuple[int, os.stat_result]:
+        """A descriptor of a plain file, checked before it is opened and again (same inode) once it is."""
+        info = self.refuse_links(fd, name, path)
+        if info is None:
+            raise ToolError(f"no such file: {path}. Call list_files to see what exists.")
+        self.regular(info, path)
+        try:
+            file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
+        except OSError as exc:
+            raise self.explain(exc, path) from exc
+        opened = os.fstat(file_fd)
+        if (opened.st_ino, opened.st_dev) != (info.st_ino, info.st_dev):  # swapped between the check and the open
+            os.close(file_fd)
+            raise PermanentToolError(f"permission denied: {path} changed while it was being opened")
+        return file_fd, opened
+
     def read_bytes(self, path: str, limit: int) -> tuple[bytes, int]:
         """Up to `limit` bytes of a regular file, and its full size."""
         with self.parent(path) as (fd, name):
-            try:
-                file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
-            except OSError as exc:
-                raise self.explain(exc, path) from exc
-            info = os.fstat(file_fd)
-            if not stat.S_ISREG(info.st_mode):
-                os.close(file_fd)
-                if stat.S_ISDIR(info.st_mode):
-                    raise ToolError(f"{path} is a folder, not a file. Call list_files to see the files in it.")
-                raise PermanentToolError(f"permission denied: {path} is not a regular file")
+            file_fd, info = self.open_regular(fd, name, path)
             with os.fdopen(file_fd, "rb") as handle:
                 return handle.read(limit), info.st_size
 
@@ -131,30 +154,48 @@ class Workspace:
             if stat.S_ISDIR(info.st_mode):
                 raise ToolError(f"{path} is a folder; only files can be deleted")
             try:
-                os.unlink(name, dir_fd=fd)
+                os.unlink(name, dir_fd=fd)  # removes the name only: never what a link points at
             except OSError as exc:
                 raise self.explain(exc, path) from exc
 
-    def entries(self, limit: int = 1000) -> list[Entry]:
-        """Regular files under the root, recursively, never following a link; sorted by path."""
-        found: list[Entry] = []
-        folders = [""]
-        while folders and len(found) < limit:
-            prefix = folders.pop()
-            with os.scandir(self.root / prefix if prefix else self.root) as scan:
-                for item in scan:
-                    relative = f"{prefix}{item.name}"
-                    if item.is_dir(follow_symlinks=False):
-                        folders.append(relative + "/")
-                    elif item.is_file(follow_symlinks=False):
-                        found.append(Entry(relative, item.stat(follow_symlinks=False).st_size))
-        return sorted(found, key=lambda e: e.path)[:limit]
+    def entries(self, limit: int = 1000) -> tuple[list[Entry], int]:
+        """Plain files under the root (sorted by path) and how many other entries were left out.
 
-    def same_content(self, fd: int, name: str, data: bytes) -> bool:
-        try:
-            file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-        except OSError:
-            return False
+        The tree is walked with directory descriptors, each opened without following links, so a folder
+        swapped for a link during the walk is never entered."""
+        found: list[Entry] = []
+        skipped = 0
+        stack = [(os.open(self.root, DIR_FLAGS), "")]
+        while stack:
+            fd, prefix = stack.pop()
+            try:
+                skipped += self.scan(fd, prefix, found, stack, limit)
+            finally:
+                os.close(fd)
+        return sorted(found, key=lambda e: e.path)[:limit], skipped
+
+    def scan(self, fd: int, prefix: str, found: list[Entry], stack: list[tuple[int, str]], limit: int) -> int:
+        skipped = 0
+        with os.scandir(fd) as items:
+            for item in items:
+                if len(found) >= limit:
+                    return skipped
+                try:
+                    info = os.stat(item.name, dir_fd=fd, follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        stack.append((os.open(item.name, DIR_FLAGS, dir_fd=fd), f"{prefix}{item.name}/"))
+                        continue
+                except OSError:  # gone, or swapped for a link since it was listed
+                    skipped += 1
+                    continue
+                if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+                    found.append(Entry(f"{prefix}{item.name}", info.st_size))
+                else:
+                    skipped += 1
+        return skipped
+
+    def same_content(self, fd: int, name: str, path: str, data: bytes) -> bool:
+        file_fd, _ = self.open_regular(fd, name, path)
         with os.fdopen(file_fd, "rb") as handle:
             return handle.read(len(data) + 1) == data
 
@@ -167,7 +208,10 @@ class Workspace:
             info = self.refuse_links(fd, name, path)
             if info is not None and stat.S_ISDIR(info.st_mode):
                 raise ToolError(f"{path} is a folder, not a file")
-            if info is not None and info.st_size == len(data) and self.same_content(fd, name, data):
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                raise PermanentToolError(f"permission denied: {path} is not a regular file (a pipe, socket or device)")
+            unchanged = info is not None and info.st_nlink == 1 and info.st_size == len(data)
+            if unchanged and self.same_content(fd, name, path, data):
                 return False
             mode = stat.S_IMODE(info.st_mode) if info is not None else 0o644
             temp = f".{name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
@@ -185,6 +229,21 @@ class Workspace:
                     os.unlink(temp, dir_fd=fd)
                 raise self.explain(exc, path) from exc
         return True
+
+    def exists(self, path: str) -> bool:
+        """Whether anything is at the path (a link included), without following links."""
+        try:
+            with self.parent(path) as (fd, name):
+                return self.lstat(fd, name) is not None
+        except ToolError:
+            return False
+
+    @staticmethod
+    def lstat(fd: int, name: str) -> os.stat_result | None:
+        try:
+            return os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
 
     def folder(self, path: str) -> Path:
         """The absolute path of a folder inside the workspace, reached without following links."""

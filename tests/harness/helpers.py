@@ -8,10 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.client import FunctionModel
+from harness.config import Controls
 from harness.protocols import ModelReply, ToolContext
 from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]
+PLAIN = Controls.off()
+"""The loop with none of the small-model controls, for tests of one mechanism at a time."""
 
 
 def calls(*specs: tuple[str, str, Mapping[str, Any]]) -> AssistantMessage:

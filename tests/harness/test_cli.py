@@ -121,4 +121,4 @@ def test_help_lists_the_tools_and_the_endings() -> None:
     for name in ("list_files", "read_file", "delete_file", "write_file", "scan_archive", "research", "run_command"):
         assert name in help_text
     top = harness("--help").stdout
-    assert "Resumable: max_turns_exceeded, budget_exceeded" in top and "interrupted 5" in top
+    assert "Resumable:" in top and "max_turns_exceeded, budget_exceeded" in top and "interrupted 5" in top

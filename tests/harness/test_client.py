@@ -102,7 +102,7 @@ def test_malformed_replies_are_refused_before_anything_acts(body: dict[str, obje
 
 
 async def test_a_body_that_is_not_json_is_malformed() -> None:
-    with pytest.raises(MalformedReply, match="not JSON"):
+    with pytest.raises(MalformedReply, match="not usable JSON"):
         await client(lambda request: httpx.Response(200, text="<html>")).complete(REQUEST)
 
 

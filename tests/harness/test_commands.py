@@ -12,11 +12,12 @@ import pytest
 from harness.errors import ConfigError, ToolError
 from harness.loop import run
 from harness.options import RunOptions
+from harness.presets import CommandPreset, load_presets, parse_preset
 from harness.protocols import ToolContext
 from harness.state import new_run
 from harness.stop import StopSignal
 from harness.tools.base import Registry
-from harness.tools.commands import CommandPreset, RunCommand, load_presets, parse_preset
+from harness.tools.commands import RunCommand
 from harness.tools.workspace import Workspace
 from tests.harness.helpers import calls, script
 

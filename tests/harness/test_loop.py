@@ -16,12 +16,12 @@ from harness.loop import run
 from harness.options import RunOptions
 from harness.policy import ToolErrorPolicy
 from harness.protocols import ModelReply
-from harness.state import RunState, new_run, pending
+from harness.state import RunState, new_run, pending, state_from
 from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
 from harness.tools.workspace import Workspace
 from harness.trace import MemoryTrace
-from tests.harness.helpers import Recorder, calls, script, scripted, tool_messages
+from tests.harness.helpers import PLAIN, Recorder, calls, script, scripted, tool_messages
 from wire.types import usage_of
 
 
@@ -55,7 +55,7 @@ async def test_completed_run_answers_and_records_every_tool_run(workspace: Path)
 
 async def test_runaway_stops_at_the_turn_cap_with_its_reason(workspace: Path) -> None:
     runaway = scripted(lambda turn, _: calls((f"c{turn + 1}", "list_files", {})))
-    result = await run(state(max_turns=8), files(workspace), RunOptions(model=runaway))
+    result = await run(state(max_turns=8), files(workspace), RunOptions(model=runaway, controls=PLAIN))
     assert result.status == "max_turns_exceeded"
     assert result.interruption is not None and result.interruption.type == "max_turns"
     assert result.reason == "reached the turn cap of 8"
@@ -141,7 +141,7 @@ async def test_fatal_errors_fail_the_run(workspace: Path) -> None:
 async def test_permanent_error_stops_instead_of_retrying_to_the_cap() -> None:
     probe = Recorder(fail=PermanentToolError("permission denied: secret.txt"))
     forever = scripted(lambda turn, _: calls((f"c{turn}", "probe", {})))
-    stopped = await run(state(max_turns=12), Registry([probe]), RunOptions(model=forever))
+    stopped = await run(state(max_turns=12), Registry([probe]), RunOptions(model=forever, controls=PLAIN))
     assert (
         stopped.status == "failed"
         and "retrying cannot help" in (stopped.reason or "")
@@ -149,7 +149,7 @@ async def test_permanent_error_stops_instead_of_retrying_to_the_cap() -> None:
     )
     assert len(probe.runs) == 1 and stopped.turns == 1
     probe.runs.clear()
-    options = RunOptions(model=forever, errors=ToolErrorPolicy(stop_on_permanent=False))
+    options = RunOptions(model=forever, errors=ToolErrorPolicy(stop_on_permanent=False), controls=PLAIN)
     retried = await run(state(max_turns=12), Registry([probe]), options)
     assert retried.status == "max_turns_exceeded" and len(probe.runs) == 12
 
@@ -178,15 +178,15 @@ async def test_dedupe_reuses_reads_but_never_writes_unless_told() -> None:
         calls(("r2", "reader", {"x": 1}), ("w2", "writer", {})),
         "done",
     )
-    result = await run(state(), Registry([reader, writer]), RunOptions(model=model, dedupe="reads"))
+    result = await run(state(), Registry([reader, writer]), RunOptions(model=model, dedupe="reads", controls=PLAIN))
     assert len(reader.runs) == 1 and len(writer.runs) == 2
     slots = {m["tool_call_id"]: m["content"] for m in tool_messages(result.messages)}
     assert slots["r2"] == slots["r1"] == "ok"  # a reused result still has its own slot
     reader.runs.clear(), writer.runs.clear()
-    await run(state(), Registry([reader, writer]), RunOptions(model=model, dedupe="all"))
+    await run(state(), Registry([reader, writer]), RunOptions(model=model, dedupe="all", controls=PLAIN))
     assert len(writer.runs) == 1  # the unsafe mode swallows the second, deliberate write
     reader.runs.clear()
-    await run(state(), Registry([reader, writer]), RunOptions(model=model))
+    await run(state(), Registry([reader, writer]), RunOptions(model=model, controls=PLAIN))
     assert len(reader.runs) == 2  # off by default
 
 
@@ -274,7 +274,8 @@ async def test_a_batch_over_the_tool_call_cap_is_refused_whole(seed: int) -> Non
     sizes = [rng.randint(1, 4) for _ in range(8)]
     probe = Recorder()
     model = scripted(lambda turn, _: calls(*((f"t{turn}c{i}", "probe", {}) for i in range(sizes[turn]))))
-    result = await run(state(max_turns=8, max_tool_calls=cap), Registry([probe]), RunOptions(model=model))
+    options = RunOptions(model=model, controls=PLAIN)
+    result = await run(state(max_turns=8, max_tool_calls=cap), Registry([probe]), options)
     admitted = 0
     for size in sizes:
         if admitted + size > cap:
@@ -381,7 +382,7 @@ async def test_state_round_trips_through_json_exactly(workspace: Path) -> None:
     stopped = await run(state(max_budget_usd=1.0), files(workspace), RunOptions(model=DESTRUCTIVE))
     reject(stopped, "c2", "no")
     stopped.started.append("x")
-    again = RunState.from_dict(json.loads(stopped.to_json()))
+    again = state_from(json.loads(stopped.to_json()))
     assert again == stopped and again.to_json() == stopped.to_json()
 
 

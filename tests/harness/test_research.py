@@ -12,15 +12,20 @@ from harness.loop import run
 from harness.options import RunOptions
 from harness.state import new_run
 from harness.stop import StopSignal
+from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
 from harness.tools.workspace import Workspace
 from harness.trace import MemoryTrace
 from tests.conftest import Server
+from tests.harness.helpers import PLAIN
 
 
-def tools(scripted: Server, workspace: Path, child: str, limits: Limits, trace: MemoryTrace | None = None):  # type: ignore[no-untyped-def]
+def tools(scripted: Server, workspace: Path, child: str, limits: Limits, trace: MemoryTrace | None = None) -> Registry:
+    """The catalogue with a research child on the scripted `child` scenario (controls off: runaways run away)."""
     child_model = OpenAIClient(scripted.base_url, child)
-    return catalogue(Workspace(workspace), research_model=child_model, research_limits=limits, trace=trace)
+    return catalogue(
+        Workspace(workspace), research_model=child_model, research_limits=limits, trace=trace, controls=PLAIN
+    )
 
 
 async def test_the_child_answers_and_its_cost_is_accounted_separately(scripted: Server, workspace: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import RunInUse, RunNotFound, StateFileError
+from harness.errors import RunInUse, RunNotFound, StateError, StateFileError
 from harness.state import new_run
 from harness.store import FileStore
 from tests.conftest import ROOT
@@ -44,8 +44,8 @@ def test_unknown_version_names_the_file_and_the_version(tmp_path: Path) -> None:
 
 
 def test_a_state_with_missing_fields_is_refused_clearly(tmp_path: Path) -> None:
-    (tmp_path / "r1.json").write_text(json.dumps({"format_version": 1, "run_id": "r1"}))
-    with pytest.raises(StateFileError, match=r"r1\.json: not a valid run state"):
+    (tmp_path / "r1.json").write_text(json.dumps({"format_version": 2, "run_id": "r1"}))
+    with pytest.raises(StateFileError, match=r"r1\.json: field messages: Field required"):
         FileStore(tmp_path).load("r1")
 
 
@@ -54,7 +54,7 @@ def test_missing_run_and_hostile_ids(tmp_path: Path) -> None:
     with pytest.raises(RunNotFound):
         store.load("nope")
     for bad in ("../x", "/etc/passwd", "", "a/b"):
-        with pytest.raises(RunNotFound):
+        with pytest.raises(StateError, match="invalid run id"):
             store.load(bad)
 
 

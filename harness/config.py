@@ -1,0 +1,84 @@
+"""One typed run configuration, stored in the run state: everything needed to rebuild a run after a restart.
+
+Limits and prices live beside it in the state. The API key never does: only the name of the variable
+that holds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from harness.errors import ConfigError
+from harness.policy import Dedupe, ErrorMode
+from harness.presets import CommandPreset
+
+AnswerMode: TypeAlias = Literal["offered", "restated", "prose"]
+Rendering: TypeAlias = Literal["native", "hermes", "words"]
+ALL_TOOLS = ("list_files", "read_file", "delete_file", "write_file", "scan_archive", "research", "run_command")
+READING_TOOLS = ("list_files", "read_file")
+
+
+@dataclass(frozen=True)
+class Controls:
+    """What the harness does for a small model. Each is measured on and off in the README's controls table.
+
+    repeat_guard: an identical read-only call that already has a result is not run again; its slot says so
+      and points at the earlier result. After `repeats_before_answer` such repeats the next turn is an
+      answer turn.
+    answer_at_cap: the last turn `max_turns` allows is an answer turn (the status still says the cap was
+      reached; the answer is kept).
+    answer_mode: how an answer turn is asked: `offered` (tools still offered, tool_choice none), `restated`
+      (no tools, the question asked again in words), `prose` (tools offered, tool_choice none, and a
+      grammar that makes the reply prose: it cannot open with {, <, [ or a fence).
+    parallel_calls: ask for parallel_tool_calls, so one reply may hold several calls.
+    empty_retries: a reply with neither text nor a call is not an answer; it is asked again in words this
+      many times (each a turn).
+    rendering: how past calls and results reach the model: `native` (the server's template), `hermes`
+      (asks a server that supports it for the Hermes text), `words` (the harness writes them as plain sentences).
+    """
+
+    repeat_guard: bool = True
+    repeats_before_answer: int = 1
+    answer_at_cap: bool = True
+    answer_mode: AnswerMode = "offered"
+    parallel_calls: bool = True
+    empty_retries: int = 1
+    rendering: Rendering = "native"
+
+    @classmethod
+    def off(cls) -> Controls:
+        """The loop as the seed chapter wrote it: no guard, no answer turn, one call per reply, no re-ask."""
+        return cls(repeat_guard=False, answer_at_cap=False, parallel_calls=False, empty_retries=0)
+
+    def __post_init__(self) -> None:
+        if self.repeats_before_answer < 1 or self.empty_retries < 0:
+            raise ConfigError("repeats_before_answer must be at least 1 and empty_retries at least 0")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    base_url: str
+    model: str
+    workspace: str
+    api_key_env: str = "LLM_API_KEY"
+    tools: tuple[str, ...] = ALL_TOOLS
+    presets: tuple[CommandPreset, ...] = ()
+    allow_writes: bool = False
+    approve_deletes: bool = True
+    dedupe: Dedupe = "off"
+    tool_errors: ErrorMode = "text"
+    max_tokens: int | None = None
+    research_model: str | None = None
+    request_timeout_s: float = 120.0
+    headers: dict[str, str] = field(default_factory=dict)  # extra request headers (never a secret)
+    controls: Controls = field(default_factory=Controls)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.tools) - set(ALL_TOOLS)
+        if unknown:
+            raise ConfigError(f"unknown tools {sorted(unknown)}; the tools are {', '.join(ALL_TOOLS)}")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ConfigError(f"max_tokens must be at least 1, not {self.max_tokens}")
+        if not self.request_timeout_s > 0:
+            raise ConfigError(f"the request timeout must be above 0 seconds, not {self.request_timeout_s}")

@@ -1,0 +1,111 @@
+"""From a RunConfig to a runnable run: the model client, the tools and the options.
+
+The CLI, the eval, the experiments and the benchmarks all start and resume runs through here, so a run
+started one way can be resumed another and behaves the same.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from harness.client import OpenAIClient
+from harness.config import RunConfig
+from harness.limits import Limits, Prices
+from harness.loop import run
+from harness.options import RunOptions
+from harness.policy import ToolErrorPolicy
+from harness.prompts import SYSTEM_PROMPT
+from harness.protocols import Model, StateStore, TraceSink
+from harness.state import RunState, new_run
+from harness.stop import StopSignal
+from harness.tools.base import Registry
+from harness.tools.catalogue import catalogue
+from harness.tools.workspace import Workspace
+
+
+def start(
+    prompt: str,
+    config: RunConfig,
+    *,
+    limits: Limits | None = None,
+    prices: Prices | None = None,
+    run_id: str | None = None,
+    system: str | None = SYSTEM_PROMPT,
+) -> RunState:
+    """A new run of `config`; its workspace is checked before anything is saved."""
+    Workspace(config.workspace)
+    return new_run(
+        prompt, system=system, model=config.model, limits=limits, prices=prices, run_id=run_id, config=config
+    )
+
+
+@dataclass
+class Runnable:
+    state: RunState
+    tools: Registry
+    options: RunOptions
+    clients: Sequence[OpenAIClient] = field(default_factory=list)
+
+    async def run(self) -> RunState:
+        self.state = await run(self.state, self.tools, self.options)
+        return self.state
+
+
+def client_for(config: RunConfig, model: str) -> OpenAIClient:
+    api_key = os.environ.get(config.api_key_env)
+    return OpenAIClient(
+        config.base_url, model, api_key=api_key, timeout_s=config.request_timeout_s, headers=config.headers
+    )
+
+
+@asynccontextmanager
+async def runnable(
+    state: RunState,
+    *,
+    store: StateStore | None = None,
+    trace: TraceSink | None = None,
+    signal: StopSignal | None = None,
+    on_progress: Callable[[str, str], None] | None = None,
+    trace_payloads: bool = False,
+    model: Model | None = None,
+) -> AsyncIterator[Runnable]:
+    """The run rebuilt from its state's config; `model` stands in for the HTTP client (tests, benchmarks)."""
+    config = state.config
+    if config is None:
+        raise ValueError(f"run {state.run_id} has no configuration to rebuild it from")
+    clients = [] if model is not None else [client_for(config, config.model)]
+    research: Model | None = None
+    if "research" in config.tools:
+        research = model if model is not None else client_for(config, config.research_model or config.model)
+        if isinstance(research, OpenAIClient):
+            clients.append(research)
+    tools = catalogue(
+        Workspace(config.workspace),
+        names=config.tools,
+        research_model=research,
+        presets=config.presets,
+        approve_writes=not config.allow_writes,
+        approve_deletes=config.approve_deletes,
+        trace=trace,
+        controls=config.controls,
+    )
+    options = RunOptions(
+        model=model or clients[0],
+        store=store,
+        trace=trace,
+        signal=signal or StopSignal(),
+        errors=ToolErrorPolicy(mode=config.tool_errors),
+        dedupe=config.dedupe,
+        on_progress=on_progress,
+        max_tokens=config.max_tokens,
+        trace_payloads=trace_payloads,
+        controls=config.controls,
+    )
+    try:
+        yield Runnable(state, tools, options, clients)
+    finally:
+        for client in clients:
+            await client.aclose()
