@@ -59,7 +59,7 @@ class Loop:
             while True:
                 stop = await self.drain_pending() or self.check_limits() or await self.take_turn()
                 if stop is not None:
-                    return self.journal.finish(stop.status, stop.reason, stop.interruption)
+                    return self.end(stop)
         except Stopped as exc:
             return self.journal.finish("interrupted", exc.reason, Interruption("cancelled", exc.reason))
         except asyncio.CancelledError:  # a parent's Stop cancelled this (child) run: record it, then obey
@@ -68,10 +68,17 @@ class Loop:
             raise
         except ProviderError as exc:
             self.state.error, self.state.error_source = str(exc), "provider"
-            return self.journal.finish("failed", str(exc), None)
+            return self.end(Stop("failed", str(exc)))
         finally:
             if deadline is not None:
                 deadline.cancel()
+
+    def end(self, stop: Stop) -> RunState:
+        """A run that cannot go on leaves no call without a result: its transcript stays valid to send."""
+        if stop.status == "failed":
+            for call in pending(self.state.messages):
+                self.journal.decided(call, f"Not run: the run stopped first ({stop.reason}).")
+        return self.journal.finish(stop.status, stop.reason, stop.interruption)
 
     # step 1: drain pending calls ---------------------------------------------------------------------
     async def drain_pending(self) -> Stop | None:

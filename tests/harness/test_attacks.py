@@ -1,0 +1,281 @@
+"""Each attack the hostile review found, replayed: none hangs, none prints a traceback, none leaves the workspace,
+nothing is paid twice. (The generated attacks are in test_generated.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from harness.client import OpenAIClient, retry_after
+from harness.errors import PermanentToolError, ProviderUnavailable
+from harness.loop import run
+from harness.options import RunOptions
+from harness.protocols import ModelRequest
+from harness.state import new_run, state_from
+from harness.store import FileStore
+from harness.tools.base import Registry
+from harness.tools.files import DeleteFile, ListFiles, ReadFile
+from harness.tools.workspace import Workspace
+from harness.tools.writes import WriteFile
+from harness.trace import read_trace
+from tests.conftest import Server
+from tests.harness.cli_support import harness, last_json, start
+from tests.harness.helpers import PLAIN, Recorder, calls, script, tool_messages
+
+
+def no_traceback(done: Any) -> None:
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout, done.stderr
+
+
+# --- hangs -----------------------------------------------------------------------------------------------------
+async def test_write_file_on_a_fifo_is_refused_at_once(workspace: Path) -> None:
+    os.mkfifo(workspace / "pipe")
+    write = WriteFile(Workspace(workspace), needs_approval=False)
+    with pytest.raises(PermanentToolError, match="not a regular file"):
+        await asyncio.wait_for(write.run({"path": "pipe", "content": "x"}, None), 2)  # type: ignore[arg-type]
+    with pytest.raises(PermanentToolError, match="not a regular file"):
+        await asyncio.wait_for(asyncio.to_thread(Workspace(workspace).read_bytes, "pipe", 10), 2)
+
+
+def hanging_server() -> tuple[socket.socket, int]:
+    """Accepts connections and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: [held.append(listener.accept()[0]) for _ in range(8)], daemon=True).start()
+    return listener, listener.getsockname()[1]
+
+
+async def test_a_server_that_never_answers_is_named_as_such_and_bounded() -> None:
+    listener, port = hanging_server()
+    try:
+        async with OpenAIClient(f"http://127.0.0.1:{port}/v1", "m", timeout_s=0.5, backoff_s=0.01) as client:
+            began = time.monotonic()
+            with pytest.raises(ProviderUnavailable, match=r"accepted the request but sent no reply within 0\.5 s"):
+                await client.complete(ModelRequest([{"role": "user", "content": "q"}], []))
+            assert time.monotonic() - began < 3  # retried once, not for eight minutes
+    finally:
+        listener.close()
+
+
+# --- a run that could never finish --------------------------------------------------------------------------------
+async def test_a_lone_surrogate_from_the_model_is_saved_and_shown(tmp_path: Path) -> None:
+    def reply(request: httpx.Request) -> httpx.Response:
+        body = b'{"model":"m","choices":[{"message":{"role":"assistant","content":"bad \\ud800 text"}}]}'
+        return httpx.Response(200, content=body, headers={"content-type": "application/json"})
+
+    store = FileStore(tmp_path)
+    async with OpenAIClient("http://x/v1", "m", transport=httpx.MockTransport(reply)) as model:
+        state = await run(new_run("q"), Registry(), RunOptions(model=model, store=store))
+    assert state.status == "completed" and state.answer == "bad \ufffd text"
+    assert store.load(state.run_id).answer == "bad \ufffd text"
+
+
+async def test_a_lone_surrogate_in_tool_arguments_reaches_the_tool_scrubbed_and_the_state_saves(
+    tmp_path: Path,
+) -> None:
+    probe = Recorder(parameters={"type": "object"})
+    model = script(calls(("c1", "probe", {"x": "\ud800"})), "done")
+    store = FileStore(tmp_path)
+    state = await run(new_run("q"), Registry([probe]), RunOptions(model=model, store=store, controls=PLAIN))
+    assert probe.runs == [{"x": "\ufffd"}] and state.status == "completed"
+    assert state_from(json.loads(store.path(state.run_id).read_text())) == state  # ASCII JSON, lossless
+
+
+# --- escapes ------------------------------------------------------------------------------------------------------
+def test_a_hard_link_to_an_outside_file_is_neither_read_nor_listed(workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("SECRET from outside")
+    os.link(outside, workspace / "inside.txt")
+    jail = Workspace(workspace)
+    with pytest.raises(PermanentToolError, match="2 hard links"):
+        jail.read_bytes("inside.txt", 100)
+    entries, skipped = jail.entries()
+    assert "inside.txt" not in {e.path for e in entries} and skipped == 1
+    jail.write_atomic("inside.txt", b"new")  # a write replaces the name; the outside file is untouched
+    assert outside.read_text() == "SECRET from outside"
+
+
+def test_listing_never_follows_a_folder_swapped_for_a_link(workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "leaked-secret.txt").write_text("x")
+    folder = workspace / "sub"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a")
+    jail, stop = Workspace(workspace), threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            os.rename(folder, workspace / "sub.real")
+            os.symlink(outside, folder)
+            os.unlink(folder)
+            os.rename(workspace / "sub.real", folder)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for _ in range(2000):
+            entries, _ = jail.entries()
+            assert not any("leaked" in e.path for e in entries)
+    finally:
+        stop.set()
+        swapper.join()
+
+
+# --- paid twice ---------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def slow_provider() -> Iterator[Server]:
+    server = Server("serve.scripted", "--latency-ms", "250")
+    yield server
+    server.stop()
+
+
+def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
+    return [
+        *("--base-url", provider.base_url, "--model", model, "--workspace", str(workspace)),
+        *("--state-dir", str(state_dir), "--run-id", run_id, "--json", "--no-repeat-guard", "--no-answer-at-cap"),
+    ]
+
+
+def test_a_sub_agent_killed_part_way_resumes_and_every_request_is_counted_once(
+    slow_provider: Server, workspace: Path, tmp_path: Path
+) -> None:
+    trace = tmp_path / "st" / "p.trace.jsonl"
+    args = [*common(slow_provider, workspace, tmp_path / "st", "research", "p"), "--research-model", "research.child"]
+    process = start("run", "What happened?", *args)
+    while not sum(e["type"] == "turn" and e["run_id"] == "p.c1" for e in read_trace(trace)) >= 2:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.01)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=30)
+    resumed = harness("resume", "p", "--state-dir", str(tmp_path / "st"), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    state = FileStore(tmp_path / "st").load("p")
+    child_turns = [e["turn"] for e in read_trace(trace) if e["type"] == "turn" and e["run_id"] == "p.c1"]
+    assert child_turns == [1, 2, 3]  # the child went on from turn 3: turns 1 and 2 were not bought again
+    assert state.children["c1"].usage.requests == 3 == state.child_usage.requests
+    assert last_json(resumed.stdout)["child_cost_usd"] == pytest.approx(state.children["c1"].usage.cost_usd)
+
+
+# --- orphans, and a delete that already happened -----------------------------------------------------------------
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def test_a_command_dies_with_a_killed_harness(slow_provider: Server, workspace: Path, tmp_path: Path) -> None:
+    preset = "check=sleep 60"
+    args = [*common(slow_provider, workspace, tmp_path / "st", "command", "c"), "--trusted-command", preset]
+    process = start("run", "Run the check", *args)
+    state_file = tmp_path / "st" / "c.json"
+    while not (state_file.exists() and json.loads(state_file.read_text()).get("processes")):
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.01)
+    group = next(iter(json.loads(state_file.read_text())["processes"].values()))
+    assert group_alive(group)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=30)
+    deadline = time.monotonic() + 5
+    while group_alive(group) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not group_alive(group)  # the supervisor took the whole group down with the harness
+    resumed = harness("resume", "c", "--state-dir", str(tmp_path / "st"), "--json")
+    assert (
+        resumed.returncode == 5
+        and f"process group {group} ended with the harness" in last_json(resumed.stdout)["reason"]
+    )
+
+
+async def test_a_delete_that_already_happened_reports_success_when_retried(workspace: Path) -> None:
+    state = new_run("clean up")
+    state.messages.append(calls(("c1", "delete_file", {"path": "access.log"})))
+    state.approvals["c1"] = __import__("harness.policy", fromlist=["digest"]).digest({"path": "access.log"})
+    state.started.append("c1")  # the earlier process began the delete, and died before recording it
+    (workspace / "access.log").unlink()  # ... after the delete had happened
+    tools = Registry(
+        [ListFiles(Workspace(workspace)), ReadFile(Workspace(workspace)), DeleteFile(Workspace(workspace))]
+    )
+    done = await run(state, tools, RunOptions(model=script("(turn 0 is above)", "Deleted it."), controls=PLAIN))
+    assert tool_messages(done.messages)[0]["content"].startswith("Deleted access.log (the attempt before")
+    assert done.status == "completed"
+
+
+# --- tracebacks and unchecked limits -------------------------------------------------------------------------------
+def test_a_state_file_with_wrong_types_is_an_error_naming_the_field(tmp_path: Path, workspace: Path) -> None:
+    good = json.loads(new_run("q").to_json()) | {"run_id": "r"}
+    for field, value, named in (
+        ("messages", "x", "messages"),
+        ("turns", "three", "turns"),
+        ("limits", {"max_turns": -1}, "limits"),
+    ):
+        (tmp_path / "r.json").write_text(json.dumps(good | {field: value}))
+        done = harness("resume", "r", "--state-dir", str(tmp_path))
+        assert done.returncode == 2 and f"field {named}" in done.stderr and str(tmp_path / "r.json") in done.stderr
+        no_traceback(done)
+
+
+def test_a_retry_after_that_is_not_a_time_falls_back_to_backoff() -> None:
+    for header in ("soon", "", "nan", "Mon, 99 Foo 2026", "1e999"):
+        wait = retry_after(httpx.Response(503, headers={"retry-after": header}), 0, 0.1)
+        assert 0 <= wait <= 30
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--max-turns", "-1"], "max_turns must be above 0"),
+        (["--max-budget-usd", "-5"], "max_budget_usd must be at least 0"),
+        (["--max-budget-usd", "nan"], "finite number"),
+        (["--timeout", "0"], "timeout must be above 0"),
+        (["--timeout", "nan"], "finite number"),
+        (["--price-input", "-1"], "input price"),
+        (["--run-id", "a/b"], "invalid run id"),
+        (["--run-id", "../../evil"], "invalid run id"),
+        (["--base-url", "http://[::1/v1"], "invalid base URL"),
+        (["--command", "x=echo 'a"], "cannot split"),
+        (["--tools", "list_files,rm_rf"], "unknown tools"),
+    ],
+)
+def test_bad_settings_are_a_sentence_and_exit_2(workspace: Path, tmp_path: Path, args: list[str], needle: str) -> None:
+    done = harness(
+        "run", "q", "--model", "plan", "--workspace", str(workspace), "--state-dir", str(tmp_path / "st"), *args
+    )
+    assert done.returncode == 2 and needle in done.stderr, done.stderr
+    no_traceback(done)
+    assert not list(tmp_path.rglob("evil*")) and not (tmp_path.parent / "evil.lock").exists()
+
+
+def test_a_state_dir_that_is_a_file_and_unknown_options(workspace: Path, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    done = harness("run", "q", "--model", "plan", "--workspace", str(workspace), "--state-dir", str(tmp_path / "file"))
+    assert done.returncode == 2 and "is a file, not a folder" in done.stderr
+    bogus = harness("--bogus")
+    assert bogus.returncode == 2 and "'--bogus' is not an action" in bogus.stderr
+    no_traceback(done), no_traceback(bogus)
+
+
+def test_an_existing_run_is_never_replaced(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+    args = ["--base-url", scripted.base_url, "--model", "destructive", "--workspace", str(workspace)]
+    args += ["--state-dir", str(tmp_path), "--run-id", "dup"]
+    first = harness("run", "Clean up", *args)
+    assert first.returncode == 5  # waiting for approval of the delete
+    before = (tmp_path / "dup.json").read_text()
+    again = harness("run", "Something else", *args)
+    assert again.returncode == 2 and "already exists" in again.stderr
+    assert (tmp_path / "dup.json").read_text() == before
