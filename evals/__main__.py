@@ -1,4 +1,5 @@
-"""python -m evals [run] [--suite FILE] [--provider NAME=URL[,model=M]]... [--trials N] [limits] [--out DIR]
+"""python -m evals [run] [--suite FILE] [--provider NAME=URL[,model=M]]... [--trials N] [--concurrency N] [limits]
+                [controls] [--out DIR]
 python -m evals compare A.json B.json
 
 Runs every task of a suite through the harness against each provider, scores the answers against ground
@@ -15,35 +16,43 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
 
-from evals import report
+from tqdm import tqdm
+
+from evals import controls, report
 from evals.compare import compare
 from evals.manifest import manifest
 from evals.providers import ProviderError, resolve
 from evals.runner import Settings, run_suite
 from evals.servers import ServerFailed
 from evals.suite import DEFAULT_SUITE, SuiteError, load_suite
+from harness.errors import HarnessError
+from harness.flags import add_controls, controls_from
+from harness.prompts import SYSTEM_PROMPT
 from models.errors import ModelsError
 
 
-class ProgressBar:
-    """A bar redrawn in place on a terminal; one line per task when stderr is a file or a pipe."""
+class Progress:
+    """A tqdm bar on a terminal; one line per finished task when stderr is a file or a pipe."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream, self.began, self.live = stream, time.monotonic(), stream.isatty()
+    def __init__(self, total: int) -> None:
+        self.live = sys.stderr.isatty()
+        self.bar = tqdm(total=total, unit="task", disable=not self.live, dynamic_ncols=True)
+        self.began, self.done, self.total = time.monotonic(), 0, total
 
-    def __call__(self, done: int, total: int, label: str) -> None:
-        filled = int(30 * done / max(1, total))
-        elapsed = time.monotonic() - self.began
-        line = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} {elapsed:6.1f}s  {label[:60]:<60}"
+    def __call__(self, label: str) -> None:
+        self.done += 1
         if self.live:
-            self.stream.write("\r" + line + ("\n" if done == total else ""))
+            self.bar.set_postfix_str(label[:50])
+            self.bar.update(1)
         else:
-            self.stream.write(line.rstrip() + "\n")
-        self.stream.flush()
+            print(f"[{self.done}/{self.total} {time.monotonic() - self.began:6.1f}s] {label}", file=sys.stderr)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def parser() -> argparse.ArgumentParser:
@@ -61,7 +70,16 @@ def parser() -> argparse.ArgumentParser:
     go.add_argument("--max-budget-usd", type=float, default=None)
     go.add_argument("--timeout", type=float, default=300.0, help="seconds per task run")
     go.add_argument("--max-tokens", type=int, default=384, help="cap on each model reply")
+    go.add_argument("--concurrency", type=int, default=1, help="tasks run at once (default 1)")
+    go.add_argument("--system", default=SYSTEM_PROMPT, help="the system prompt (default: the small-model prompt)")
     go.add_argument("--out", help="results folder (default: results/<timestamp>)")
+    add_controls(go)
+    knobs = commands.add_parser("controls", help="measure each small-model control on and off (slow with models)")
+    knobs.add_argument("--model", action="append", default=[], help="a registry model to serve and measure")
+    knobs.add_argument("--no-scripted", action="store_true", help="leave the scripted provider out")
+    knobs.add_argument("--concurrency", type=int, default=4)
+    knobs.add_argument("--only", nargs="+", help="only these variants (by name)")
+    knobs.add_argument("--out", default="results/controls.md")
     diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
     diff.add_argument("a")
     diff.add_argument("b")
@@ -70,15 +88,30 @@ def parser() -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
-    settings = Settings(args.trials, args.max_turns, args.max_budget_usd, args.timeout, args.max_tokens)
+    if args.concurrency < 1 or args.trials < 1:
+        raise ValueError("--concurrency and --trials must be at least 1")
+    settings = Settings(
+        args.trials,
+        args.max_turns,
+        args.max_budget_usd,
+        args.timeout,
+        args.max_tokens,
+        args.concurrency,
+        controls_from(args),
+        args.system,
+    )
     out = Path(args.out or f"results/{datetime.now():%Y%m%d-%H%M%S}")
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="eval-") as scratch:
         providers = resolve(args.provider, stack, out / "logs")
         for p in providers:
             print(f"eval: {p.name} = {p.model} at {p.base_url}", file=sys.stderr)
-        results = asyncio.run(run_suite(suite, providers, settings, Path(scratch), ProgressBar()))
+        progress = Progress(len(providers) * len(suite.tasks) * settings.trials)
+        try:
+            results = asyncio.run(run_suite(suite, providers, settings, Path(scratch), progress))
+        finally:
+            progress.close()
         facts = manifest(providers)
-    data = report.summary(results, settings.trials, suite.name, vars(settings), facts)
+    data = report.summary(results, settings.trials, suite.name, asdict(settings), facts)
     written = report.write_all(out, results, settings.trials, data)
     print(report.console(results, settings.trials))
     print("\nwrote " + ", ".join(str(p) for p in written))
@@ -87,15 +120,17 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("run", "compare", "-h", "--help"):
+    if not argv or argv[0] not in ("run", "compare", "controls", "-h", "--help"):
         argv.insert(0, "run")
     args = parser().parse_args(argv)
     try:
         if args.action == "compare":
             print(compare(args.a, args.b))
             return 0
+        if args.action == "controls":
+            return controls.main(args.model, not args.no_scripted, args.concurrency, args.only, Path(args.out))
         return run(args)
-    except (SuiteError, ProviderError, ServerFailed, ModelsError, ValueError) as exc:
+    except (SuiteError, ProviderError, ServerFailed, ModelsError, HarnessError, ValueError) as exc:
         print(f"eval: error: {exc}", file=sys.stderr)
         return 2
 

@@ -28,19 +28,28 @@ def provider_table(name: str, results: list[TaskResult], trials: int) -> list[st
             f"{mark(r)} turns={r.turns} tools={len(r.tool_runs)} wall={r.wall_ms:>9,.0f}ms  "
             f'{r.prompt:<{width}} -> "{clip(r.answer)}"{failure}'
         )
-    total = aggregate(results, trials)
-    lines.append(
-        f"TOTAL turns={total['turns']} toolruns={total['tool_runs']} wall={total['wall_ms']:,.0f}ms "
-        f"mean turn={total['turn_ms_mean'] or 0:,.0f}ms p50={total['turn_ms_p50'] or 0:,.0f}ms "
-        f"p95={total['turn_ms_p95'] or 0:,.0f}ms  correct {total['correct']}/{total['scored']}"
-        + (f"  pass^{trials}={total['pass_hat_k']:.2f}" if trials > 1 else "")
-        + (
-            f"  harness/provider errors={total['harness_or_provider_errors']}"
-            if total["harness_or_provider_errors"]
-            else ""
-        )
-    )
+    lines.append("TOTAL " + totals(aggregate(results, trials), trials))
     return lines
+
+
+def ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}ms"
+
+
+def totals(total: dict[str, Any], trials: int) -> str:
+    """The seed chapter's totals (mean turn = wall / turns), then the model's own latency, then the score."""
+    cost = "unknown" if total["cost_usd"] is None else f"${total['cost_usd']:.6f}"
+    line = (
+        f"turns={total['turns']} toolruns={total['tool_runs']} wall={ms(total['wall_ms'])} "
+        f"mean turn={ms(total['mean_turn_ms'])}  model turn mean={ms(total['turn_ms_mean'])} "
+        f"p50={ms(total['turn_ms_p50'])} p95={ms(total['turn_ms_p95'])} cost={cost}  "
+        f"correct {total['correct']}/{total['scored']}"
+    )
+    if trials > 1:
+        line += f"  pass^{trials}={total['pass_hat_k']:.2f}"
+    if total["harness_or_provider_errors"]:
+        line += f"  harness/provider errors={total['harness_or_provider_errors']}"
+    return line
 
 
 def by_provider(results: list[TaskResult]) -> dict[str, list[TaskResult]]:
@@ -115,22 +124,17 @@ def markdown(results: list[TaskResult], data: dict[str, Any], trials: int) -> st
         lines += [
             f"## {name} (`{rs[0].model}`)",
             "",
-            "| task | correct | turns | tools | tokens in/out | wall ms | answer |",
+            "| task | right | turns | tool runs | wall | mean turn | model | tokens in/out | answer | why |",
         ]
-        lines.append("|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in rs:
             verdict = "yes" if r.correct else f"no ({r.failure})"
             answer = clip(r.answer, 60).replace("|", "/")
             lines.append(
-                f"| {r.task} | {verdict} | {r.turns} | {len(r.tool_runs)} | {r.prompt_tokens}/{r.completion_tokens} "
-                f"| {r.wall_ms:,.0f} | {answer} |"
+                f"| {r.task} | {verdict} | {r.turns} | {len(r.tool_runs)} | {ms(r.wall_ms)} | {ms(r.mean_turn_ms)} "
+                f"| {ms(r.model_ms)} | {r.prompt_tokens:,}/{r.completion_tokens:,} | {answer} | {r.why} |"
             )
-        latency = f"mean turn {total['turn_ms_mean']} ms, p50 {total['turn_ms_p50']}, p95 {total['turn_ms_p95']}"
-        lines += [
-            "",
-            f"Correct {total['correct']}/{total['scored']}; {latency}; total wall {total['wall_ms']:,.0f} ms.",
-            "",
-        ]
+        lines += ["", "`" + totals(total, trials) + "`", ""]
     lines += ["## Side by side", "", "```", *comparison(results), "```", "", "![per-turn latency](latency.png)", ""]
     return "\n".join(lines)
 

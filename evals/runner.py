@@ -1,7 +1,14 @@
-"""Running a suite's tasks through the harness against each provider, and measuring every turn."""
+"""Running a suite's tasks through the harness against each provider, and measuring every turn.
+
+Each task is a real harness run built from a RunConfig (harness.runtime), so the eval runs exactly what
+`harness run` runs. A call that needs approval (delete_file in the seed suite) is refused in words, as a
+person would, and the run goes on. Tasks may run concurrently (`concurrency`); each has its own workspace,
+so for a greedy model the results are those of a sequential run.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from collections.abc import Callable
@@ -12,16 +19,16 @@ from typing import Any
 from evals.scoring import HARNESS_FAILURES, Failure, classify, judge, read_paths, trajectory
 from evals.suite import Suite, Task
 from evals.truth import files_of, truth_for
-from harness.client import OpenAIClient
+from harness.config import Controls, RunConfig
+from harness.decisions import reject
 from harness.limits import Limits
-from harness.loop import run
-from harness.options import RunOptions
 from harness.prompts import SYSTEM_PROMPT
-from harness.state import new_run
-from harness.tools.base import Registry
-from harness.tools.catalogue import reading_tools
-from harness.tools.workspace import Workspace
+from harness.runtime import runnable, start, tools_for
+from harness.state import RunState
+from harness.summary import RunSummary
 from harness.trace import MemoryTrace
+
+REFUSAL = "the eval does not allow changes to the files; answer from what you have read"
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,9 @@ class Settings:
     max_budget_usd: float | None = None
     timeout_s: float | None = 300.0
     max_tokens: int | None = 384
+    concurrency: int = 1
+    controls: Controls = field(default_factory=Controls)
+    system: str = SYSTEM_PROMPT
 
 
 @dataclass
@@ -48,32 +58,26 @@ class Turn:
     completion_tokens: int | None
     cached_tokens: int | None
     finish: str | None
+    answer_turn: str | None
     server: dict[str, Any] | None  # llama-server timings, when the server reports them
 
 
 @dataclass
-class TaskResult:
-    provider: str
-    model: str
-    task: str
-    prompt: str
-    trial: int
-    correct: bool
-    why: str
-    failure: Failure | None
-    status: str
-    reason: str | None
-    answer: str | None
-    turns: int
-    tool_runs: list[str]
-    prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int
-    cost_usd: float | None
-    wall_ms: float
-    model_ms: float
-    harness_ms: float  # wall minus the model requests: tool runs and the harness's own work
-    trajectory: dict[str, Any]
+class TaskResult(RunSummary):
+    """One task's run: the harness's own summary, plus what the eval knows (task, verdict, timing split)."""
+
+    provider: str = ""
+    model: str = ""
+    task: str = ""
+    prompt: str = ""
+    trial: int = 1
+    correct: bool = False
+    why: str = ""
+    failure: Failure | None = None
+    model_ms: float = 0.0  # the model requests, summed
+    harness_ms: float = 0.0  # wall minus the model requests: tool runs and the harness's own work
+    mean_turn_ms: float | None = None  # wall / turns, the seed chapter's definition
+    trajectory: dict[str, Any] = field(default_factory=dict)
     turn_log: list[Turn] = field(default_factory=list)
 
     @property
@@ -90,6 +94,7 @@ def turns_of(trace: MemoryTrace, run_id: str) -> list[Turn]:
             e["completion_tokens"],
             e["cached_tokens"],
             e["finish"],
+            e.get("answer_turn"),
             e["timings"],
         )
         for e in trace.of("turn")
@@ -97,24 +102,46 @@ def turns_of(trace: MemoryTrace, run_id: str) -> list[Turn]:
     ]
 
 
+def config_for(provider: Provider, suite: Suite, settings: Settings, workspace: Path) -> RunConfig:
+    return RunConfig(
+        base_url=provider.base_url,
+        model=provider.model,
+        workspace=str(workspace),
+        tools=tuple(suite.tools),
+        max_tokens=settings.max_tokens,
+        request_timeout_s=settings.timeout_s or 600,
+        controls=settings.controls,
+    )
+
+
+async def run_to_end(state: RunState, trace: MemoryTrace) -> RunState:
+    """Run; a call that waits for approval is refused in words and the run goes on (bounded)."""
+    for _ in range(16):
+        async with runnable(state, trace=trace) as runner:
+            state = await runner.run()
+        if not (state.interruption and state.interruption.type == "approval" and state.interruption.call_id):
+            return state
+        reject(state, state.interruption.call_id, REFUSAL)
+    return state
+
+
 async def run_task(
     provider: Provider, suite: Suite, task: Task, trial: int, settings: Settings, scratch: Path
 ) -> TaskResult:
     workspace = suite.build(scratch / f"{provider.name}-{task.id}-{trial}")
     truth = truth_for(task.check, workspace)
-    tools = Registry(reading_tools(Workspace(workspace)))
     limits = Limits(max_turns=settings.max_turns, max_budget_usd=settings.max_budget_usd, timeout_s=settings.timeout_s)
-    state, trace = new_run(task.prompt, system=SYSTEM_PROMPT, model=provider.model, limits=limits), MemoryTrace()
-    async with OpenAIClient(provider.base_url, provider.model, timeout_s=settings.timeout_s or 600) as client:
-        began = time.perf_counter()
-        state = await run(state, tools, RunOptions(model=client, trace=trace, max_tokens=settings.max_tokens))
-        wall = (time.perf_counter() - began) * 1000
+    config = config_for(provider, suite, settings, workspace)
+    state, trace = start(task.prompt, config, limits=limits, system=settings.system), MemoryTrace()
+    began = time.perf_counter()
+    state = await run_to_end(state, trace)
+    wall = (time.perf_counter() - began) * 1000
     verdict = judge(task.check, truth, state.answer, set(files_of(workspace)), read_paths(state))
-    path = trajectory(state, tools, list(task.needs))
+    path = trajectory(state, tools_for(config), list(task.needs))
     turns = turns_of(trace, state.run_id)
     model_ms = sum(t.latency_ms for t in turns)
-    usage = state.usage
     return TaskResult(
+        **vars(RunSummary.of(state, wall)),
         provider=provider.name,
         model=provider.model,
         task=task.id,
@@ -123,18 +150,9 @@ async def run_task(
         correct=verdict.correct,
         why=verdict.why,
         failure=classify(state, verdict, path),
-        status=state.status,
-        reason=state.reason,
-        answer=state.answer,
-        turns=state.turns,
-        tool_runs=state.tool_runs,
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        cached_tokens=usage.cached_tokens,
-        cost_usd=usage.cost_usd if usage.cost_known else None,
-        wall_ms=round(wall, 1),
         model_ms=round(model_ms, 1),
         harness_ms=round(wall - model_ms, 1),
+        mean_turn_ms=round(wall / state.turns, 1) if state.turns else None,
         trajectory=asdict(path) | {"sound": path.sound},
         turn_log=turns,
     )
@@ -145,17 +163,24 @@ async def run_suite(
     providers: list[Provider],
     settings: Settings,
     scratch: Path,
-    progress: Callable[[int, int, str], None],
+    progress: Callable[[str], None],
 ) -> list[TaskResult]:
-    results: list[TaskResult] = []
-    total = len(providers) * len(suite.tasks) * settings.trials
-    for provider in providers:
-        for trial in range(1, settings.trials + 1):
-            for task in suite.tasks:
-                progress(len(results), total, f"{provider.name}: {task.prompt}")
-                results.append(await run_task(provider, suite, task, trial, settings, scratch))
-    progress(total, total, "done")
-    return results
+    """Every task of every trial against every provider, `concurrency` at a time; results in suite order."""
+    gate = asyncio.Semaphore(settings.concurrency)
+    jobs = [
+        (provider, trial, task)
+        for provider in providers
+        for trial in range(1, settings.trials + 1)
+        for task in suite.tasks
+    ]
+
+    async def one(provider: Provider, trial: int, task: Task) -> TaskResult:
+        async with gate:
+            result = await run_task(provider, suite, task, trial, settings, scratch)
+        progress(f"{provider.name}: {task.prompt}")
+        return result
+
+    return list(await asyncio.gather(*(one(*job) for job in jobs)))
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -173,22 +198,32 @@ def pass_hat_k(results: list[TaskResult], k: int) -> float:
     return statistics.fmean(all(v[:k]) for v in by_task.values()) if by_task else 0.0
 
 
+def total_cost(results: list[TaskResult]) -> float | None:
+    """The sum, or None when any run's cost is unknown: an unknown is never counted as $0."""
+    costs = [r.cost_usd for r in results]
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+
 def aggregate(results: list[TaskResult], trials: int) -> dict[str, Any]:
     turn_ms = [t.latency_ms for r in results for t in r.turn_log]
     scored = [r for r in results if not r.harness_error]
+    turns = sum(r.turns for r in results)
+    wall = sum(r.wall_ms for r in results)
     return {
         "correct": sum(r.correct for r in scored),
         "scored": len(scored),
         "harness_or_provider_errors": len(results) - len(scored),
         "pass_hat_k": pass_hat_k(results, trials) if trials > 1 else None,
-        "turns": sum(r.turns for r in results),
+        "turns": turns,
         "tool_runs": sum(len(r.tool_runs) for r in results),
         "prompt_tokens": sum(r.prompt_tokens for r in results),
         "completion_tokens": sum(r.completion_tokens for r in results),
         "cached_tokens": sum(r.cached_tokens for r in results),
-        "cost_usd": sum(r.cost_usd or 0.0 for r in results),
-        "wall_ms": round(sum(r.wall_ms for r in results), 1),
+        "cost_usd": total_cost(results),
+        "wall_ms": round(wall, 1),
+        "model_ms": round(sum(r.model_ms for r in results), 1),
         "harness_ms": round(sum(r.harness_ms for r in results), 1),
+        "mean_turn_ms": round(wall / turns, 1) if turns else None,
         "turn_ms_mean": round(statistics.fmean(turn_ms), 1) if turn_ms else None,
         "turn_ms_p50": percentile(turn_ms, 0.50),
         "turn_ms_p95": percentile(turn_ms, 0.95),

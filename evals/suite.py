@@ -46,10 +46,15 @@ class Task(Strict):
     needs: list[Literal["list_files", "read_file"]] = Field(default_factory=list)
 
 
+ToolName = Literal["list_files", "read_file", "delete_file", "scan_archive"]
+READING: tuple[ToolName, ...] = ("list_files", "read_file")
+
+
 class Suite(Strict):
     name: str
     description: str = ""
     workspace: Annotated[Builder | Folder, Field(union_mode="left_to_right")]
+    tools: list[ToolName] = Field(default_factory=lambda: list(READING), min_length=1)
     tasks: list[Task] = Field(min_length=1)
     source: Path | None = Field(default=None, exclude=True)
 

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.client import base_url_from_env
-from harness.config import ALL_TOOLS, Controls, RunConfig
+from harness.config import ALL_TOOLS, RunConfig
 from harness.decisions import approve, reject
 from harness.errors import HarnessError, StateError
+from harness.flags import add_controls, controls_from
 from harness.limits import Limits, Prices
 from harness.presets import CommandPreset, load_presets, parse_preset
 from harness.prompts import SYSTEM_PROMPT
@@ -68,19 +69,6 @@ def add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", help="JSONL trace file (default: STATE_DIR/RUN_ID.trace.jsonl)")
     parser.add_argument("--trace-payloads", action="store_true", help="also trace tool arguments and outputs")
     parser.add_argument("--json", action="store_true", help="end stdout with one JSON object describing the run")
-
-
-def add_controls(parser: argparse.ArgumentParser) -> None:
-    """The small-model controls (see harness.config.Controls); defaults are the measured best."""
-    default, on = Controls(), argparse.BooleanOptionalAction
-    group = parser.add_argument_group("small-model controls")
-    group.add_argument("--repeat-guard", action=on, default=default.repeat_guard, help="refuse identical read calls")
-    group.add_argument("--repeats-before-answer", type=int, default=default.repeats_before_answer)
-    group.add_argument("--answer-at-cap", action=on, default=default.answer_at_cap, help="answer turn at the cap")
-    group.add_argument("--answer-mode", choices=["offered", "restated", "prose"], default=default.answer_mode)
-    group.add_argument("--parallel-calls", action=on, default=default.parallel_calls, help="ask for parallel calls")
-    group.add_argument("--empty-retries", type=int, default=default.empty_retries, help="re-asks of an empty reply")
-    group.add_argument("--rendering", choices=["native", "hermes", "words"], default=default.rendering)
 
 
 def add_run(commands: Any) -> None:
@@ -147,15 +135,6 @@ def presets_from(args: argparse.Namespace) -> tuple[CommandPreset, ...]:
 
 def config_from(args: argparse.Namespace) -> RunConfig:
     """What resume needs to rebuild the model and the tools; never the API key itself."""
-    controls = Controls(
-        args.repeat_guard,
-        args.repeats_before_answer,
-        args.answer_at_cap,
-        args.answer_mode,
-        args.parallel_calls,
-        args.empty_retries,
-        args.rendering,
-    )
     return RunConfig(
         base_url=base_url_from_env(args.base_url),
         model=args.model,
@@ -169,7 +148,7 @@ def config_from(args: argparse.Namespace) -> RunConfig:
         max_tokens=args.max_tokens,
         research_model=args.research_model,
         request_timeout_s=args.request_timeout,
-        controls=controls,
+        controls=controls_from(args),
     )
 
 

@@ -15,6 +15,7 @@ from harness.presets import CommandPreset
 
 AnswerMode: TypeAlias = Literal["offered", "restated", "prose"]
 Rendering: TypeAlias = Literal["native", "hermes", "words"]
+EmptyMode: TypeAlias = Literal["ask", "call"]
 ALL_TOOLS = ("list_files", "read_file", "delete_file", "write_file", "scan_archive", "research", "run_command")
 READING_TOOLS = ("list_files", "read_file")
 
@@ -23,6 +24,12 @@ READING_TOOLS = ("list_files", "read_file")
 class Controls:
     """What the harness does for a small model. Each is measured on and off in the README's controls table.
 
+    look_turns: the first turns that must call a tool (tool_choice required), so the model looks before it
+      answers (small models otherwise announce a call in words, or guess, and stop). The first such call goes
+      to the one tool that needs no arguments, if there is exactly one: a look around needs no guess.
+    act_on_intent: a reply that names an offered tool instead of calling it ("I will call list_files") is not
+      an answer: the next turn is asked with tool_choice naming that tool (at most `nudges` times a run).
+    call_after_error: when every result of the last batch was an error, the next turn must call a tool.
     repeat_guard: an identical read-only call that already has a result is not run again; its slot says so
       and points at the earlier result. After `repeats_before_answer` such repeats the next turn is an
       answer turn.
@@ -32,27 +39,43 @@ class Controls:
       (no tools, the question asked again in words), `prose` (tools offered, tool_choice none, and a
       grammar that makes the reply prose: it cannot open with {, <, [ or a fence).
     parallel_calls: ask for parallel_tool_calls, so one reply may hold several calls.
-    empty_retries: a reply with neither text nor a call is not an answer; it is asked again in words this
-      many times (each a turn).
+    empty_retries: a reply with neither text nor a call is not an answer; it is asked again this many times
+      (each a turn), in words (empty_mode `ask`) or by requiring a tool call (`call`: it has not found it yet).
+    remind_question: after tool results, the request ends with the question again (not saved in the transcript),
+      so a small model answers the question rather than echoing the last result.
     rendering: how past calls and results reach the model: `native` (the server's template), `hermes`
       (asks a server that supports it for the Hermes text), `words` (the harness writes them as plain sentences).
     """
 
+    look_turns: int = 2
+    act_on_intent: bool = True
+    call_after_error: bool = True
     repeat_guard: bool = True
     repeats_before_answer: int = 1
     answer_at_cap: bool = True
-    answer_mode: AnswerMode = "offered"
+    answer_mode: AnswerMode = "prose"
     parallel_calls: bool = True
-    empty_retries: int = 1
+    empty_retries: int = 2
+    empty_mode: EmptyMode = "call"
+    nudges: int = 2
+    remind_question: bool = False
     rendering: Rendering = "native"
 
     @classmethod
     def off(cls) -> Controls:
         """The loop as the seed chapter wrote it: no guard, no answer turn, one call per reply, no re-ask."""
-        return cls(repeat_guard=False, answer_at_cap=False, parallel_calls=False, empty_retries=0)
+        return cls(
+            look_turns=0,
+            act_on_intent=False,
+            call_after_error=False,
+            repeat_guard=False,
+            answer_at_cap=False,
+            parallel_calls=False,
+            empty_retries=0,
+        )
 
     def __post_init__(self) -> None:
-        if self.repeats_before_answer < 1 or self.empty_retries < 0:
+        if self.repeats_before_answer < 1 or min(self.empty_retries, self.look_turns, self.nudges) < 0:
             raise ConfigError("repeats_before_answer must be at least 1 and empty_retries at least 0")
 
 

@@ -18,12 +18,12 @@ from harness.errors import NotResumable, ProviderError
 from harness.journal import Journal
 from harness.options import RunOptions
 from harness.policy import bound, may_reuse, signature
-from harness.prompts import EMPTY_REPLY, repeated_call
+from harness.prompts import empty_reply, repeated_call
 from harness.protocols import ModelReply, Tool
 from harness.state import Interruption, InterruptionType, RunState, Status, pending
 from harness.stop import Stopped
 from harness.tools.base import Registry
-from harness.turns import answer_turn, request_for, restatement
+from harness.turns import AnswerTurn, answer_turn, not_an_answer, request_for, restatement
 from wire.types import ToolCall
 
 
@@ -196,12 +196,17 @@ class Loop:
         calls = reply.message.get("tool_calls", [])
         return self.admit(calls) if calls else self.answered(reply, kind)
 
-    def answered(self, reply: ModelReply, kind: str | None) -> Stop | None:
-        """A reply without calls ends the run, unless it is empty and may be asked for again."""
-        if not (reply.message.get("content") or "").strip() and self.state.empty_replies < self.controls.empty_retries:
+    def answered(self, reply: ModelReply, kind: AnswerTurn | None) -> Stop | None:
+        """A reply without calls ends the run, unless it is not an answer yet (empty, or a call in words)."""
+        retry = not_an_answer(self.state, self.controls, reply.message, self.tools.names(), kind)
+        if retry == "empty":
             self.state.empty_replies += 1
-            self.journal.emit("empty_reply", turn=self.state.turns)
-            self.journal.append({"role": "user", "content": EMPTY_REPLY})
+            if self.controls.empty_mode == "ask" or self.state.empty_replies > 1:  # "call" looks once, then asks
+                self.journal.append({"role": "user", "content": empty_reply(self.state.question)})
+        elif retry == "intent":
+            self.state.nudges += 1  # the next request names the tool it announced
+        if retry is not None:
+            self.journal.emit("not_an_answer", turn=self.state.turns, why=retry)
             return None
         cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
         if kind == "cap":

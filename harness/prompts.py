@@ -7,9 +7,14 @@ calling tools. Nothing here names a task's words: no file names, no subjects.
 from __future__ import annotations
 
 SYSTEM_PROMPT = (
-    "You answer questions about the files in a folder. Call a tool only to get information you do not have yet: "
-    "list_files shows the files and their sizes, read_file shows what one file says. "
-    "As soon as the tool results contain the answer, stop calling tools and answer in one or two plain sentences."
+    "You answer questions about the files in a folder, using tools. Never guess a file name: list the files to see "
+    "which exist and how big they are. Never guess what a file says: read it. To find which file says something, "
+    "read every file that might. When the tool results contain the answer, stop calling tools and answer in one or "
+    "two plain sentences that state the facts themselves (file names, numbers, the words a file contains)."
+)
+GENERIC_SYSTEM_PROMPT = (  # the earlier, generic prompt, kept to measure what the small-model prompt is worth
+    "You are a careful assistant working in a folder of files. Use the tools to look before you answer. "
+    "When you have the answer, reply in plain text without calling a tool."
 )
 RESEARCH_SYSTEM = (
     "You are a research assistant. Use the tools to investigate the question, then answer it in one or two sentences."
@@ -31,4 +36,11 @@ def answer_now(question: str) -> str:
     )
 
 
-EMPTY_REPLY = "Your last reply was empty. Answer the question in plain words, or call a tool if you need one."
+def empty_reply(question: str) -> str:
+    """The re-ask after an empty reply: the question again, so there is something to answer."""
+    return f"Answer the question in plain words, or call a tool if you need one. The question was: {question}"
+
+
+def reminder(question: str) -> str:
+    """The question again after tool results: answer it from them, or call a tool for what is still missing."""
+    return f"The question is: {question} Answer it from the tool results if they contain the answer; else call a tool."

@@ -8,10 +8,10 @@ from typing import Any, Literal, Protocol
 
 from harness.state import RunState
 from harness.stop import StopSignal
-from wire.types import AssistantMessage, Message, Timings, ToolDefinition
+from wire.types import AssistantMessage, Message, NamedToolChoice, Timings, ToolDefinition
 from wire.types import Usage as ReplyUsage
 
-ToolChoice = Literal["auto", "none", "required"]
+ToolChoice = Literal["auto", "none", "required"] | NamedToolChoice
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,20 @@ def client_for(config: RunConfig, model: str) -> OpenAIClient:
     )
 
 
+def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink | None = None) -> Registry:
+    """The tools the config names, over its workspace (research only with a model to run it)."""
+    return catalogue(
+        Workspace(config.workspace),
+        names=config.tools,
+        research_model=research,
+        presets=config.presets,
+        approve_writes=not config.allow_writes,
+        approve_deletes=config.approve_deletes,
+        trace=trace,
+        controls=config.controls,
+    )
+
+
 @asynccontextmanager
 async def runnable(
     state: RunState,
@@ -82,16 +96,7 @@ async def runnable(
         research = model if model is not None else client_for(config, config.research_model or config.model)
         if isinstance(research, OpenAIClient):
             clients.append(research)
-    tools = catalogue(
-        Workspace(config.workspace),
-        names=config.tools,
-        research_model=research,
-        presets=config.presets,
-        approve_writes=not config.allow_writes,
-        approve_deletes=config.approve_deletes,
-        trace=trace,
-        controls=config.controls,
-    )
+    tools = tools_for(config, research, trace)
     options = RunOptions(
         model=model or clients[0],
         store=store,

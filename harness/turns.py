@@ -7,19 +7,20 @@ allows (answer_at_cap), or once the model has repeated calls it already has resu
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
 from harness.config import Controls
 from harness.context import select
-from harness.prompts import answer_now
+from harness.prompts import answer_now, reminder
 from harness.protocols import ModelRequest, ToolChoice
 from harness.state import RunState
 from wire.types import Message, ToolDefinition
 
 AnswerTurn: TypeAlias = Literal["cap", "repeats"]
-# the reply may not open with JSON, a tag, a list or a fence: it has to be words (GBNF, as llama-server reads it)
-PROSE_GRAMMAR = "root ::= [ \\t\\n]* [^{<\\[` \\t\\n] [^\\x00]*"
+# the reply has to open with a word (a letter, a digit or a quote), not JSON, a tag, a list or a fence (GBNF)
+PROSE_GRAMMAR = 'root ::= [ \\t\\n]* [A-Za-z0-9"\u00c0-\uffff] [^\\x00]*'
 
 
 def answer_turn(state: RunState, controls: Controls) -> AnswerTurn | None:
@@ -44,6 +45,8 @@ def request_for(
 ) -> tuple[ModelRequest, int]:
     """The request for the next turn, and how many old messages a context budget dropped from it."""
     messages, dropped = select(state.messages, state.limits.context_tokens, count)
+    if controls.remind_question and messages and messages[-1]["role"] == "tool":
+        messages = [*messages, {"role": "user", "content": reminder(state.question)}]
     extra: dict[str, Any] = {}
     if controls.rendering == "words":
         messages = in_words(messages)
@@ -58,8 +61,48 @@ def request_for(
             choice = "none"
             if controls.answer_mode == "prose":
                 extra["grammar"] = PROSE_GRAMMAR
-    parallel = controls.parallel_calls if tools and choice is None else None
+    elif tools:
+        choice = call_wanted(state, controls, tools)
+    parallel = controls.parallel_calls if tools and choice != "none" else None
     return ModelRequest(messages, tools, max_tokens, choice, parallel, extra), dropped
+
+
+def call_wanted(state: RunState, controls: Controls, tools: Sequence[ToolDefinition]) -> ToolChoice | None:
+    """Whether the next turn must call a tool: nothing looked at yet (look_turns), a tool announced in words
+    instead of called (act_on_intent: that tool), or every result of the last batch an error (call_after_error)."""
+    last, names = state.messages[-1], [t["function"]["name"] for t in tools]
+    looked = sum(1 for m in state.messages if m["role"] == "assistant" and m.get("tool_calls"))
+    if looked < controls.look_turns:
+        bare = [t["function"]["name"] for t in tools if not t["function"].get("parameters", {}).get("required")]
+        if looked == 0 and len(bare) == 1:
+            return {"type": "function", "function": {"name": bare[0]}}
+        return "required"
+    if controls.empty_mode == "call" and last["role"] == "assistant" and not (last.get("content") or "").strip():
+        return "required"
+    if controls.act_on_intent and last["role"] == "assistant" and not last.get("tool_calls"):
+        named = named_tool(last.get("content") or "", names)
+        if named is not None:
+            return {"type": "function", "function": {"name": named}}
+    results = latest_results(state.messages)
+    if controls.call_after_error and results and all(r.startswith("Error") for r in results):
+        return "required"
+    return None
+
+
+def named_tool(text: str, names: Sequence[str]) -> str | None:
+    """The offered tool a reply names first (`list_files`, list_files(...)), if it names one."""
+    found = [(m.start(), name) for name in names if (m := re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text))]
+    return min(found)[1] if found else None
+
+
+def latest_results(messages: Sequence[Message]) -> list[str]:
+    """The tool results since the last assistant message."""
+    results: list[str] = []
+    for message in reversed(messages):
+        if message["role"] != "tool":
+            break
+        results.append(str(message["content"]))
+    return results
 
 
 def in_words(messages: Sequence[Message]) -> list[Message]:
@@ -88,3 +131,14 @@ def args_of(arguments: str) -> object:
         return json.loads(arguments or "{}")
     except json.JSONDecodeError:
         return arguments
+
+
+def not_an_answer(
+    state: RunState, controls: Controls, message: Message, names: Sequence[str], kind: AnswerTurn | None
+) -> Literal["empty", "intent"] | None:
+    """Why a reply without calls is not yet the answer: it is empty, or it names a tool it did not call."""
+    content = str(message.get("content") or "")
+    if not content.strip() and state.empty_replies < controls.empty_retries:
+        return "empty"
+    named = kind is None and controls.act_on_intent and named_tool(content, names) is not None
+    return "intent" if named and state.nudges < controls.nudges else None

@@ -181,8 +181,9 @@ def call_of(value: object, offered: Collection[str] | None) -> ParsedCall | None
     return ParsedCall(value["name"], arguments) if isinstance(arguments, dict) else None
 
 
-def json_values(text: str) -> list[object] | None:
-    """Every JSON value in `text`, separated only by whitespace or commas; None if anything else is there."""
+def json_values(text: str, partial: bool = False) -> list[object] | None:
+    """Every JSON value in `text`, separated only by whitespace or commas; None if anything else is there.
+    With `partial` (a reply cut at max_tokens), the values before an unfinished last one."""
     decoder, index = json.JSONDecoder(), 0
     values: list[object] = []
     while True:
@@ -193,14 +194,14 @@ def json_values(text: str) -> list[object] | None:
         try:
             value, index = decoder.raw_decode(text, index)
         except json.JSONDecodeError:
-            return None
+            return values if partial and values else None
         values.append(value)
 
 
-def calls_in(body: str, offered: Collection[str] | None) -> list[ParsedCall] | None:
+def calls_in(body: str, offered: Collection[str] | None, partial: bool = False) -> list[ParsedCall] | None:
     """The calls a body holds (objects or lists of objects, doubled braces undone); None unless it is only calls."""
     for candidate in (body, undoubled(body)):
-        values = json_values(candidate.strip())
+        values = json_values(candidate.strip(), partial)
         if not values:
             continue
         flat = [item for value in values for item in (value if isinstance(value, list) else [value])]
@@ -229,14 +230,15 @@ def parse_tagged(text: str, offered: Collection[str] | None) -> Parsed:
     return Parsed(content or None, calls, malformed)
 
 
-def parse(text: str, offered: Collection[str] | None = None) -> Parsed:
-    """Calls and content of a reply. `offered` is the tool names of the request (None: any name counts)."""
+def parse(text: str, offered: Collection[str] | None = None, partial: bool = False) -> Parsed:
+    """Calls and content of a reply. `offered` is the tool names of the request (None: any name counts).
+    `partial`: the reply was cut at max_tokens, so an unfinished last call is dropped and the whole ones kept."""
     if OPEN in text:
         return parse_tagged(text, offered)
     stripped = text.strip()
     if stripped.count("```") % 2 and stripped.endswith("```"):  # a closing fence that was never opened
         stripped = stripped.removesuffix("```").rstrip()
-    calls = calls_in(stripped, offered)
+    calls = calls_in(stripped, offered, partial)
     if calls:
         return Parsed(None, calls)
     fenced = FENCE.match(stripped)

@@ -149,6 +149,7 @@ class ChatCompletionRequest(BaseModel):
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     response_format: ResponseFormat | None = None
     grammar: str | None = Field(default=None, max_length=100_000)  # llama-server's extension: a GBNF grammar
+    tool_rendering: Literal["native", "hermes"] | None = None  # ours: the Hermes text even if the template has tools
     parallel_tool_calls: bool | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None

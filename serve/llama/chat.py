@@ -72,7 +72,7 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
 def prompt_text(template: ChatTemplate, request: ChatCompletionRequest, shown: list[ToolDefinition]) -> str:
     messages: list[Any] = list(request.messages)
     try:
-        if template.supports_tools:
+        if template.supports_tools and request.tool_rendering != "hermes":
             return template.render(native_messages(messages), shown or None)
         return template.render(written_messages(messages, shown))
     except TemplateError as exc:

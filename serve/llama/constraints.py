@@ -25,6 +25,7 @@ from serve.errors import InvalidRequest
 from wire.types import ToolDefinition
 
 Family = Literal["anchored", "tagged", "fenced", "required"]
+MAX_CALLS = 8  # per reply: a model repeating itself is cut off by the grammar, not by max_tokens
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 FLEXIBLE_STYLE = {"whitespace_flexible": True}
 EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
@@ -66,8 +67,8 @@ class ToolGrammar:
         return (OPEN, CLOSE) if self.special_tag else (json.dumps(OPEN), json.dumps(CLOSE))
 
     def anchored(self) -> str:
-        more = "(SEP call)*" if self.parallel else ""
-        items = '("," WS? call)*' if self.parallel else ""
+        more = f"(SEP call){{0,{MAX_CALLS - 1}}}" if self.parallel else ""
+        items = f'("," WS? call){{0,{MAX_CALLS - 1}}}' if self.parallel else ""
         return (
             f"calls: call {more}\nSEP: /[ \\t]*\\n[ \\t\\n]*/\n"
             'fenced: "```" LANG? WS? (calls | listed) WS? "```"\nLANG: "json" | "JSON"\n'
@@ -77,7 +78,7 @@ class ToolGrammar:
 
     def tagged(self, with_text: bool) -> str:
         open_, close = self.tags()
-        more = f"(WS? {open_} WS? call WS? {close})*" if self.parallel else ""
+        more = f"(WS? {open_} WS? call WS? {close}){{0,{MAX_CALLS - 1}}}" if self.parallel else ""
         if self.special_tag:
             head = "TEXT? " if with_text else ""
             return f"tagged: {head}{open_} WS? call WS? {close} {more}\nTEXT: /(?s:.+)/\n"

@@ -198,7 +198,7 @@ class Decoder:
         self.text += self.utf8.decode(b"", final=True)
         if self.settings.offered is None:
             return Parsed(self.text or None)
-        return parse(self.text, self.settings.offered)
+        return parse(self.text, self.settings.offered, partial=self.finish == "length")
 
     def reply(self, prompt: list[int]) -> tuple[AssistantMessage, FinishReason, Parsed]:
         parsed = self.parsed()

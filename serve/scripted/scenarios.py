@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from serve.scripted.script import Reply, Scenario, Transcript, asks, call, text
-from serve.scripted.solve import answer_now, solve
+from serve.scripted.solve import answer_now, forced_call, solve
 from serve.scripted.structured import structured
 
 REFUSAL = re.compile(r"declin|reject|refus|denied|not run|not approved", re.IGNORECASE)
@@ -141,6 +141,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "rule-based reference agent for plain file questions; every answer comes from the tool results",
         solve,
         answer_now=answer_now,
+        forced_call=forced_call,
     ),
     Scenario(
         "structured",

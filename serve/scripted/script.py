@@ -100,4 +100,6 @@ class Scenario:
     description: str
     reply: Callable[[Transcript], Reply]
     answer_now: Callable[[Transcript], str] = lambda t: "I cannot answer without calling a tool first."
+    forced_call: Callable[[Transcript, str | None], Reply] | None = None  # a call (to the named tool, if named)
+    # when tool_choice requires one that its reply does not make
     structured: bool = False

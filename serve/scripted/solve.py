@@ -236,3 +236,13 @@ def answer_now(t: Transcript) -> str:
     if needs_listing or (question.kind != "read" and question.kind in NEEDS_CONTENTS and not evidence.contents):
         return "I cannot tell yet: I have not looked at the files."
     return ANSWERS[question.kind](question, evidence)
+
+
+def forced_call(t: Transcript, name: str | None) -> Reply:
+    """What `solve` does when a call is required that it would not make: look at something it has not seen."""
+    evidence = Evidence.gather(t)
+    question = parse_question(t.question)
+    wanted = [question.subject] if question and question.kind == "read" else evidence.unread()[:1]
+    if name != "list_files" and wanted and wanted[0] not in evidence.attempted:
+        return read_batch(t, wanted)
+    return asks(call(f"s{t.turn}_0", "list_files"))

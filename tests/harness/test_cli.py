@@ -22,6 +22,7 @@ def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[
         str(workspace),
         "--state-dir",
         str(tmp_path / "st"),
+        "--no-controls",  # the scripted scenarios are the seed's behaviours, written for its plain loop
     ]
 
 

@@ -35,7 +35,7 @@ async def test_the_child_answers_and_its_cost_is_accounted_separately(scripted: 
         result = await run(
             parent,
             tools(scripted, workspace, "research.child", Limits(max_turns=6), trace),
-            RunOptions(model=model, trace=trace),
+            RunOptions(model=model, trace=trace, controls=PLAIN),
         )
     assert result.status == "completed" and result.turns == 2
     assert result.answer is not None and "worker 7 timed out" in result.answer
@@ -50,7 +50,9 @@ async def test_a_runaway_child_stops_at_its_own_limit_not_the_parents(scripted: 
     child_limits = Limits(max_turns=None, max_budget_usd=0.02)
     async with OpenAIClient(scripted.base_url, "research") as model:
         result = await run(
-            parent, tools(scripted, workspace, "research.child_runaway", child_limits), RunOptions(model=model)
+            parent,
+            tools(scripted, workspace, "research.child_runaway", child_limits),
+            RunOptions(model=model, controls=PLAIN),
         )
     assert result.status == "completed"
     tool_text = next(m["content"] for m in result.messages if m["role"] == "tool")
@@ -69,7 +71,7 @@ async def test_one_stop_cancels_parent_and_child(scripted: Server, workspace: Pa
         result = await run(
             new_run("What happened?", model="research"),
             tools(scripted, workspace, "research.child_runaway", Limits(max_turns=None), trace),
-            RunOptions(model=model, signal=signal, trace=trace),
+            RunOptions(model=model, signal=signal, trace=trace, controls=PLAIN),
         )
     assert result.status == "interrupted" and result.reason == "user pressed Stop"
     assert time.monotonic() - began < 1.0
