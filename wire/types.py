@@ -150,6 +150,7 @@ class ChatCompletionRequest(BaseModel):
     response_format: ResponseFormat | None = None
     grammar: str | None = Field(default=None, max_length=100_000)  # llama-server's extension: a GBNF grammar
     tool_rendering: Literal["native", "hermes"] | None = None  # ours: the Hermes text even if the template has tools
+    ignore_eos: bool | None = None  # llama-server's extension: generate to max_tokens (for measurements)
     parallel_tool_calls: bool | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
@@ -199,6 +200,7 @@ class Timings(BaseModel):
     predicted_n: int
     predicted_ms: float
     predicted_per_second: float
+    cache_ms: float | None = None  # ours: time spent copying a cached conversation into a free sequence
 
 
 class TopLogprob(TypedDict):

@@ -45,6 +45,7 @@ class LlamaBackend:
         self.engine, self.facts, self.options = engine, facts, options or Options()
         self.template = ChatTemplate(engine.chat_template, bos_token=engine.bos_text, eos_token=engine.eos_text)
         self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN))
+        self.ends = engine.end_tokens()
         self.scheduler = Scheduler(
             engine, self.decoder, self.options.parallel, self.options.chunk, self.options.prompt_cache
         )
@@ -52,7 +53,7 @@ class LlamaBackend:
         self.requests = self.malformed_tool_calls = 0
 
     def decoder(self, settings: Settings) -> Decoder:
-        return Decoder(settings, self.grammars, self.engine.piece, self.engine.is_end)
+        return Decoder(settings, self.grammars, self.engine.piece, self.engine.is_end, self.ends)
 
     def close(self) -> None:
         self.scheduler.stop()

@@ -49,6 +49,7 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
         logprobs=bool(request.logprobs),
         top_logprobs=request.top_logprobs or 0,
         jump_forward=jump_forward,
+        ignore_eos=bool(request.ignore_eos),
     )
     forced = grammars.gbnf(request.grammar) if request.grammar else None
     if document is not None:

@@ -44,6 +44,7 @@ class Settings:
     forced: str | None = None  # a grammar from the first token (tool_choice required, response_format, grammar)
     offered: tuple[str, ...] | None = None  # the tool names whose calls are parsed out of the reply
     jump_forward: bool = True
+    ignore_eos: bool = False
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Decoder:
     grammars: Grammars
     piece: Callable[[int], bytes]
     is_end: Callable[[int], bool]
+    end_tokens: tuple[int, ...] = ()
     tokens: list[int] = field(default_factory=list)
     text: str = ""
     forced_count: int = 0
@@ -75,6 +77,8 @@ class Decoder:
         scores = np.array(logits, dtype=np.float32)  # our own copy: llama.cpp's buffer is reused
         if self.settings.logprobs:
             self.record_logprobs(scores)
+        if self.settings.ignore_eos:
+            scores[list(self.end_tokens)] = -np.inf
         if self.matcher is not None:
             if self.mask is None:
                 self.mask = llguidance.numpy.allocate_token_bitmask(1, self.grammars.tokenizer.vocab_size)

@@ -135,6 +135,9 @@ class Engine:
     def is_end(self, token: int) -> bool:
         return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
 
+    def end_tokens(self) -> tuple[int, ...]:
+        return tuple(t for t in range(self.n_vocab) if self.is_end(t))
+
     def is_special(self, text: str) -> bool:
         """Whether `text` is one control or user-defined token (Qwen's <tool_call> is; SmolLM2's is plain text)."""
         tokens = self.tokenize(text)

@@ -51,6 +51,7 @@ class Active:
     position: int  # the next cell of the sequence to write
     pending: list[int] = field(default_factory=list)  # tokens chosen but not yet evaluated
     prompt_ms: float = 0.0
+    cache_ms: float = 0.0
     began: float = field(default_factory=time.perf_counter)
     first_token_at: float | None = None
 
@@ -146,12 +147,13 @@ class Scheduler:
                 if plan is None:
                     return
                 self.waiting.popleft()
-            slot = self.slots.take(plan)
+            slot, began = self.slots.take(plan), time.perf_counter()
             if plan.copy_from is not None:
                 self.engine.copy(plan.copy_from.sequence, slot.sequence)
             self.engine.keep(slot.sequence, plan.reuse)
             decoder = self.make_decoder(ticket.settings)
-            self.active.append(Active(ticket, decoder, slot, plan.reuse, plan.reuse))
+            moved = (time.perf_counter() - began) * 1000
+            self.active.append(Active(ticket, decoder, slot, plan.reuse, plan.reuse, cache_ms=moved))
 
     def drop_cancelled(self) -> None:
         with self.wakeup:
@@ -235,6 +237,7 @@ class Scheduler:
             predicted_n=generated,
             predicted_ms=round(predicted_ms, 3),
             predicted_per_second=rate(generated, predicted_ms),
+            cache_ms=round(active.cache_ms, 3),
         )
         usage = usage_of(len(ticket.prompt), generated, active.reuse)
         finished = Finished(message, finish, usage, timings, decoder.logprobs if decoder.settings.logprobs else None)

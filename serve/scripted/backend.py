@@ -32,9 +32,9 @@ def honour_tool_choice(scenario: Scenario, transcript: Transcript, request: Chat
         return reply
     if choice == "none":
         return reply if not reply.calls else Reply(content=scenario.answer_now(transcript))
-    named = choice["function"]["name"] if isinstance(choice, dict) else None
-    if scenario.forced_call is not None and (not reply.calls or named not in (None, *(c.name for c in reply.calls))):
-        reply = scenario.forced_call(transcript, named)
+    wanted = choice["function"]["name"] if isinstance(choice, dict) else None
+    if scenario.forced_call is not None and (not reply.calls or wanted not in (None, *(c.name for c in reply.calls))):
+        reply = scenario.forced_call(transcript, wanted)
     if not reply.calls:
         raise ScriptExhausted(
             f"scenario {scenario.name!r} answers in text at turn {transcript.turn}; it cannot honour tool_choice "

@@ -1,0 +1,261 @@
+"""The local model server against its peers, side by side in one run, as ratios.
+
+Peers: direct llama-cpp-python (the same library in-process, no server), and llama.cpp's own llama-server
+when `LLAMA_SERVER=/path/to/llama-server` is set (built from the same llama.cpp sources; see the README).
+Same GGUF, same threads, requests interleaved so that drift hits every side alike. Nothing is asserted: the
+goals are printed next to the numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from evals.runner import Provider, Settings, run_suite
+from evals.servers import ServerFailed, ServerProcess, free_port
+from evals.suite import DEFAULT_SUITE, load_suite
+from models.registry import QWEN_CODER_05, SMOLLM2, ModelSpec
+from models.weights import locate, on_disk
+
+THREADS, CTX, PARALLEL, REPEATS = 2, 4096, 4, 5
+PATH = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}},
+    "required": ["path"],
+    "additionalProperties": False,
+}
+TOOLS: list[Any] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "list_files",
+            "description": "List the files in the workspace with their sizes in bytes.",
+            "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+        },
+    },
+    {"type": "function", "function": {"name": "read_file", "description": "Read a text file.", "parameters": PATH}},
+]
+SYSTEM = "You answer questions about the files in a folder. Use the tools, then answer in one sentence."
+LISTING = "access.log (90 bytes)\nerrors.log (393 bytes)\nnotes.txt (30 bytes)"
+CONTENT = "2026-09-07 10:00:31 ERROR worker 7 timed out after 30000 ms\n" * 4
+
+
+@dataclass(frozen=True)
+class Peer:
+    name: str
+    base_url: str
+    model: str
+
+
+class LlamaServer:
+    """llama.cpp's llama-server on a free port: the same GGUF, threads and slots, greedy by request."""
+
+    def __init__(self, binary: str, gguf: Path) -> None:
+        self.port = free_port()
+        self.command = [
+            binary, "-m", str(gguf), "--host", "127.0.0.1", "--port", str(self.port), "-t", str(THREADS),
+            "-tb", str(THREADS), "-c", str(CTX * PARALLEL), "-np", str(PARALLEL), "--jinja", "--no-webui",
+        ]  # fmt: skip
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Peer:
+        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while not self.ready():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise ServerFailed(f"llama-server did not start: {' '.join(self.command)}")
+            time.sleep(0.2)
+        return Peer("llama-server", f"http://127.0.0.1:{self.port}/v1", "model")
+
+    def ready(self) -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def __exit__(self, *_: object) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+
+def post(peer: Peer, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    began = time.perf_counter()
+    reply = httpx.post(f"{peer.base_url}/chat/completions", json={"model": peer.model, **body}, timeout=600)
+    return dict(reply.json()), (time.perf_counter() - began) * 1000
+
+
+def conversation(peer: Peer, question: str) -> dict[str, float]:
+    """Three turns of a tool conversation (list, read, answer); where its time went, in ms."""
+    messages: list[Any] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+    spent = {"wall": 0.0, "prefill": 0.0, "decode": 0.0, "cache": 0.0}
+    for choice, result in (("required", LISTING), ("required", CONTENT), ("none", None)):
+        body = {"messages": messages, "tools": TOOLS, "tool_choice": choice, "max_tokens": 48, "temperature": 0}
+        reply, wall = post(peer, body)
+        timings = reply.get("timings") or {}
+        spent["wall"] += wall
+        spent["prefill"] += timings.get("prompt_ms", 0.0)
+        spent["decode"] += timings.get("predicted_ms", 0.0)
+        spent["cache"] += timings.get("cache_ms") or 0.0
+        message = reply["choices"][0]["message"]
+        messages.append({k: v for k, v in message.items() if v is not None and k in ("role", "content", "tool_calls")})
+        for call in message.get("tool_calls") or []:
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+    spent["other"] = spent["wall"] - spent["prefill"] - spent["decode"] - spent["cache"]
+    return spent
+
+
+async def aggregate_rate(peer: Peer, concurrent: int) -> float:
+    """Generated tokens per second with `concurrent` requests decoding at once."""
+    async with httpx.AsyncClient(timeout=600) as http:
+
+        async def one(index: int) -> int:
+            body = {
+                "model": peer.model,
+                "messages": [{"role": "user", "content": f"Count from {index * 100} upwards, one number per line."}],
+                "max_tokens": 96,
+                "temperature": 0,
+                "ignore_eos": True,
+            }
+            reply = await http.post(f"{peer.base_url}/chat/completions", json=body)
+            return int(reply.json()["usage"]["completion_tokens"])
+
+        await one(99)  # warm: the prompt's shared part is cached for every peer alike
+        began = time.perf_counter()
+        tokens = await asyncio.gather(*(one(i) for i in range(concurrent)))
+        return sum(tokens) / (time.perf_counter() - began)
+
+
+def tool_call_latency(peer: Peer) -> float:
+    body = {
+        "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "What does notes.txt say?"}],
+        "tools": TOOLS,
+        "tool_choice": {"type": "function", "function": {"name": "read_file"}},
+        "max_tokens": 48,
+        "temperature": 0,
+    }
+    post(peer, body)  # the prompt is cached after this, so the figure is the reply itself
+    return post(peer, body)[1]
+
+
+def eval_wall(peer: Peer, concurrency: int) -> tuple[float, list[Any]]:
+    suite = load_suite(DEFAULT_SUITE)
+    settings = Settings(concurrency=concurrency)
+    with tempfile.TemporaryDirectory(prefix="bench-eval-") as scratch:
+        began = time.perf_counter()
+        results = asyncio.run(
+            run_suite(suite, [Provider(peer.name, peer.base_url, peer.model)], settings, Path(scratch), lambda _: None)
+        )
+        wall = time.perf_counter() - began
+    return wall, [(r.task, r.answer, r.tool_runs) for r in results]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+@contextmanager
+def peers(spec: ModelSpec, gguf: Path) -> Iterator[dict[str, Peer]]:
+    common = (
+        "--model",
+        spec.name,
+        "--threads",
+        str(THREADS),
+        "--ctx",
+        str(CTX),
+        "--parallel",
+        str(PARALLEL),
+        "--quiet",
+    )
+    with ExitStack() as stack:
+        found = {
+            "ours": stack.enter_context(ServerProcess("serve.llama", *common, "--quiet")),
+            "ours, no jump-forward": stack.enter_context(
+                ServerProcess("serve.llama", *common, "--quiet", "--no-jump-forward")
+            ),
+        }
+        chosen = {name: Peer(name, server.base_url, spec.name) for name, server in found.items()}
+        binary = os.environ.get("LLAMA_SERVER")
+        if binary:
+            chosen["llama-server"] = stack.enter_context(LlamaServer(binary, gguf))
+        yield chosen
+
+
+def main(model_name: str | None = None) -> list[str]:
+    spec = {SMOLLM2.name: SMOLLM2}.get(model_name or "", QWEN_CODER_05 if on_disk(QWEN_CODER_05) else SMOLLM2)
+    gguf = locate(spec)
+    lines = [f"serving: {spec.name} ({gguf.name}), {THREADS} threads, {PARALLEL} slots of {CTX} tokens"]
+    with peers(spec, gguf) as found:
+        ours, peer = found["ours"], found.get("llama-server")
+        sides = [ours] + ([peer] if peer else [])
+        lines += conversations(sides)
+        lines += batching(sides)
+        lines += jump_forward(ours, found["ours, no jump-forward"])
+        lines += eval_concurrency(ours)
+    if peer is None:
+        lines.append("(set LLAMA_SERVER=/path/to/llama-server for llama.cpp's own server in the same run)")
+    return lines
+
+
+def conversations(sides: list[Peer]) -> list[str]:
+    runs: dict[str, list[dict[str, float]]] = {side.name: [] for side in sides}
+    for repeat in range(REPEATS + 1):  # interleaved; the first is a warm-up (shared prefix into every cache)
+        for side in sides:
+            spent = conversation(side, f"Which file mentions a timeout? (case {repeat})")
+            if repeat:
+                runs[side.name].append(spent)
+    lines = ["3-turn tool conversation: where the time goes (medians of 5, ms)"]
+    for name, measured in runs.items():
+        parts = {key: median([s[key] for s in measured]) for key in ("wall", "prefill", "decode", "cache", "other")}
+        lines.append(
+            f"  {name:<14} wall {parts['wall']:7,.0f}  prefill {parts['prefill']:7,.0f}  decode {parts['decode']:6,.0f}"
+            f"  cache moves {parts['cache']:5,.0f}  HTTP+Python {parts['other']:5,.0f}"
+        )
+    if len(runs) > 1:
+        ratio = median([o["wall"] / t["wall"] for o, t in zip(runs["ours"], runs["llama-server"], strict=True)])
+        lines.append(f"  ours / llama-server wall-clock: {ratio:.2f}x  (goal <= 1.00x)")
+    return lines
+
+
+def batching(sides: list[Peer]) -> list[str]:
+    lines = ["aggregate decode with N requests at once (tokens/s, medians of 3)"]
+    for side in sides:
+        rates = {n: median([asyncio.run(aggregate_rate(side, n)) for _ in range(3)]) for n in (1, 2, 4)}
+        cells = "  ".join(f"{n}: {rate:6.1f}" for n, rate in rates.items())
+        lines.append(f"  {side.name:<14} {cells}   4 vs 1: {rates[4] / rates[1]:.2f}x  (goal >= 1.6x)")
+        if side.name == "llama-server":
+            ours = float(lines[1].split("4: ")[1].split()[0])
+            lines.append(f"  ours / llama-server at 4: {ours / rates[4]:.2f}x  (goal >= 1.00x)")
+    return lines
+
+
+def jump_forward(on: Peer, off: Peer) -> list[str]:
+    pairs = [(tool_call_latency(on), tool_call_latency(off)) for _ in range(REPEATS)]
+    ratio = median([a / b for a, b in pairs])
+    return [
+        "tool-call reply latency (read_file forced; ms, medians of 5 interleaved)",
+        f"  jump-forward on {median([a for a, _ in pairs]):6,.0f}   off {median([b for _, b in pairs]):6,.0f}"
+        f"   ratio {ratio:.2f}x  (goal <= 0.80x)",
+    ]
+
+
+def eval_concurrency(ours: Peer) -> list[str]:
+    sequential, answers_1 = eval_wall(ours, 1)
+    together, answers_4 = eval_wall(ours, 4)
+    same = "the same answers and tool runs" if answers_1 == answers_4 else "DIFFERENT answers"
+    return [
+        "six-task eval on the real model, default controls",
+        f"  concurrency 1 {sequential:6.1f} s   concurrency 4 {together:6.1f} s   ratio {together / sequential:.2f}x"
+        f"  (goal <= 0.60x), {same}",
+    ]

@@ -1,0 +1,61 @@
+"""The real Qwen checks (`make test-models`): they run only where the Qwen files are already on disk.
+
+With Qwen2.5-Coder-0.5B, each of the six tasks' first request through the harness gets a tool call whose
+arguments are valid for the tool's schema; the server reports the file it loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import jsonschema
+import pytest
+
+from evals.suite import DEFAULT_SUITE, Task, load_suite
+from evals.workspace import default_workspace
+from harness.state import RunState
+from harness.store import FileStore
+from harness.tools.base import Registry
+from harness.tools.catalogue import reading_tools
+from harness.tools.workspace import Workspace
+from models.registry import QWEN_CODER_05
+from models.weights import on_disk
+from tests.conftest import Server
+from tests.harness.cli_support import harness
+
+pytestmark = [
+    pytest.mark.models,
+    pytest.mark.skipif(on_disk(QWEN_CODER_05) is None, reason="qwen2.5-coder-0.5b-instruct is not on disk"),
+]
+
+
+@pytest.fixture(scope="module")
+def qwen() -> Iterator[Server]:
+    server = Server("serve.llama", "--model", QWEN_CODER_05.name, "--quiet")
+    yield server
+    server.stop()
+
+
+def test_the_server_reports_the_file_it_loaded(qwen: Server) -> None:
+    health = httpx.get(f"{qwen.url}/healthz").json()
+    assert health["quantisation"] == "Q4_K_M" and health["sha256"] == QWEN_CODER_05.file.sha256
+
+
+@pytest.mark.parametrize("task", load_suite(DEFAULT_SUITE).tasks, ids=lambda t: t.id)
+def test_every_first_turn_is_a_valid_tool_call(qwen: Server, tmp_path: Path, task: Task) -> None:
+    workspace = default_workspace(tmp_path / "ws")
+    args = ["run", task.prompt, "--base-url", qwen.base_url, "--model", QWEN_CODER_05.name]
+    args += ["--workspace", str(workspace), "--state-dir", str(tmp_path / "st"), "--run-id", "t", "--max-turns", "1"]
+    args += ["--tools", "list_files,read_file", "--no-controls"]  # the model's own first call, unforced
+    harness(*args, timeout=600)
+    state: RunState = FileStore(tmp_path / "st").load("t")
+    first = state.messages[2]
+    assert first["role"] == "assistant" and first.get("tool_calls"), first
+    tools = Registry(reading_tools(Workspace(workspace)))
+    for call in first["tool_calls"]:
+        tool = tools.get(call["function"]["name"])
+        assert tool is not None
+        jsonschema.validate(json.loads(call["function"]["arguments"]), dict(tool.parameters))
