@@ -1,4 +1,7 @@
-"""python -m benchmarks [--only harness scripted llama] [--model NAME]
+"""python -m benchmarks [--only harness scripted engine serving] [--model NAME]
+
+With LLAMA_SERVER=/path/to/llama-server set, the serving section measures llama.cpp's own server in the
+same run (same GGUF, threads and slots, requests interleaved).
 
 Prints ratios measured side by side in one run on this machine. Nothing here asserts a time: machines
 are noisy, so the goals are printed next to the numbers instead.
@@ -10,24 +13,26 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from benchmarks import harness_overhead, llama_server, scripted_server
+from benchmarks import harness_overhead, llama_server, scripted_server, serving
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    every = ["harness", "scripted", "engine", "serving"]
+    parser.add_argument("--only", nargs="+", choices=every, default=every)
     parser.add_argument(
-        "--only", nargs="+", choices=["harness", "scripted", "llama"], default=["harness", "scripted", "llama"]
-    )
-    parser.add_argument(
-        "--model", choices=["smollm2-135m-instruct", "qwen2.5-0.5b-instruct"], help="model for the llama benchmark"
+        "--model",
+        choices=["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct"],
+        help="model for the engine and serving sections (default: the 0.5B coder if on disk)",
     )
     args = parser.parse_args(argv)
     sections: dict[str, Callable[[], list[str]]] = {
         "harness": harness_overhead.main,
         "scripted": scripted_server.main,
-        "llama": lambda: llama_server.main(args.model),
+        "engine": lambda: llama_server.main(args.model),
+        "serving": lambda: serving.main(args.model),
     }
     for name in args.only:
         for line in sections[name]():

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.protocols import ModelReply, StateStore, ToolContext, TraceSink
-from harness.state import Interruption, RunState, Status
+from harness.state import Interruption, RunState, Status, Stop, pending
 from harness.stop import StopSignal
 from wire.types import Message, ToolCall
 
@@ -137,6 +137,13 @@ class Journal:
 
         slot = ChildSlot(self, call["id"])
         return ToolContext(self.state.run_id, call["id"], signal, progress, slot, retry, started)
+
+    def end(self, stop: Stop) -> RunState:
+        """A run that cannot go on leaves no call without a result: its transcript stays valid to send."""
+        if stop.status == "failed":
+            for call in pending(self.state.messages):
+                self.decided(call, f"Not run: the run stopped first ({stop.reason}).")
+        return self.finish(stop.status, stop.reason, stop.interruption)
 
     def finish(self, status: Status, reason: str, interruption: Interruption | None) -> RunState:
         state = self.state

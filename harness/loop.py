@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from harness.context import ContextTooSmall
@@ -20,22 +19,11 @@ from harness.options import RunOptions
 from harness.policy import bound, may_reuse, signature
 from harness.prompts import empty_reply, repeated_call
 from harness.protocols import ModelReply, Tool
-from harness.state import Interruption, InterruptionType, RunState, Status, pending
+from harness.state import Interruption, RunState, Stop, over, pending
 from harness.stop import Stopped
 from harness.tools.base import Registry
 from harness.turns import AnswerTurn, answer_turn, not_an_answer, request_for, restatement
 from wire.types import ToolCall
-
-
-@dataclass(frozen=True)
-class Stop:
-    status: Status
-    reason: str
-    interruption: Interruption | None = None
-
-
-def over(status: Status, kind: InterruptionType, reason: str) -> Stop:
-    return Stop(status, reason, Interruption(kind, reason))
 
 
 async def run(state: RunState, tools: Registry, options: RunOptions) -> RunState:
@@ -59,7 +47,7 @@ class Loop:
             while True:
                 stop = await self.drain_pending() or self.check_limits() or await self.take_turn()
                 if stop is not None:
-                    return self.end(stop)
+                    return self.journal.end(stop)
         except Stopped as exc:
             return self.journal.finish("interrupted", exc.reason, Interruption("cancelled", exc.reason))
         except asyncio.CancelledError:  # a parent's Stop cancelled this (child) run: record it, then obey
@@ -68,17 +56,10 @@ class Loop:
             raise
         except ProviderError as exc:
             self.state.error, self.state.error_source = str(exc), "provider"
-            return self.end(Stop("failed", str(exc)))
+            return self.journal.end(Stop("failed", str(exc)))
         finally:
             if deadline is not None:
                 deadline.cancel()
-
-    def end(self, stop: Stop) -> RunState:
-        """A run that cannot go on leaves no call without a result: its transcript stays valid to send."""
-        if stop.status == "failed":
-            for call in pending(self.state.messages):
-                self.journal.decided(call, f"Not run: the run stopped first ({stop.reason}).")
-        return self.journal.finish(stop.status, stop.reason, stop.interruption)
 
     # step 1: drain pending calls ---------------------------------------------------------------------
     async def drain_pending(self) -> Stop | None:

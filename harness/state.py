@@ -44,6 +44,19 @@ class Interruption:
         return cls("approval", reason, call_id, tool, args)
 
 
+@dataclass(frozen=True)
+class Stop:
+    """How a run ends: one of the five, with the reason, and for a resumable ending what it waits for."""
+
+    status: Status
+    reason: str
+    interruption: Interruption | None = None
+
+
+def over(status: Status, kind: InterruptionType, reason: str) -> Stop:
+    return Stop(status, reason, Interruption(kind, reason))
+
+
 @dataclass
 class RunState:
     run_id: str
