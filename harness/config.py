@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from harness.errors import ConfigError
+from harness.limits import Limits
 from harness.policy import Dedupe, ErrorMode
 from harness.presets import CommandPreset
 
@@ -93,6 +94,7 @@ class RunConfig:
     tool_errors: ErrorMode = "text"
     max_tokens: int | None = None
     research_model: str | None = None
+    research_limits: Limits = field(default_factory=lambda: Limits(max_turns=6, max_budget_usd=0.05))
     request_timeout_s: float = 120.0
     headers: dict[str, str] = field(default_factory=dict)  # extra request headers (never a secret)
     controls: Controls = field(default_factory=Controls)

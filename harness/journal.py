@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from harness.events import ApprovalRequiredEvent, Header, ToolResultEvent, ToolStartEvent, TraceEvent
 from harness.protocols import ModelReply, StateStore, ToolContext, TraceSink
 from harness.state import Interruption, RunState, Status, Stop, pending
 from harness.stop import StopSignal
@@ -37,24 +38,57 @@ class Journal:
         if self.store is not None:
             self.store.save(self.state)
 
-    def emit(self, kind: str, **fields: object) -> None:
+    def header(self) -> Header:
+        run_id, seq, ts = self.stamp()
+        return {"run_id": run_id, "seq": seq, "ts": ts}
+
+    def stamp(self) -> tuple[str, int, float]:
+        """The run id, the next sequence number and the time: what every trace line carries."""
+        self.state.trace_seq += 1
+        return self.state.run_id, self.state.trace_seq, round(time.time(), 6)
+
+    def emit(self, event: TraceEvent) -> None:
         if self.trace is None:
             return
-        self.state.trace_seq += 1
-        event = {
-            "run_id": self.state.run_id,
-            "seq": self.state.trace_seq,
-            "ts": round(time.time(), 6),
-            "type": kind,
-        }
         try:
-            self.trace.write(event | fields)
+            self.trace.write(event)
         except Exception as exc:  # a broken trace must never change how a run ends
             log.warning("trace sink failed (%s); the run goes on", exc)
 
-    def payload(self, **fields: object) -> dict[str, object]:
-        """Arguments and outputs go into the trace only when asked for."""
-        return fields if self.payloads else {}
+    def tool_start(self, call: ToolCall, tool: str, args: dict[str, Any]) -> None:
+        run_id, seq, ts = self.stamp()
+        event: ToolStartEvent = {
+            "run_id": run_id,
+            "seq": seq,
+            "ts": ts,
+            "type": "tool_start",
+            "tool": tool,
+            "call_id": call["id"],
+        }
+        if self.payloads:
+            event["args"] = args
+        self.emit(event)
+
+    def approval_required(self, call: ToolCall, tool: str, args: dict[str, Any], reason: str) -> None:
+        run_id, seq, ts = self.stamp()
+        event: ApprovalRequiredEvent = {
+            "run_id": run_id,
+            "seq": seq,
+            "ts": ts,
+            "type": "approval_required",
+            "tool": tool,
+            "call_id": call["id"],
+            "reason": reason,
+        }
+        if self.payloads:
+            event["args"] = args
+        self.emit(event)
+
+    def context_trimmed(self, dropped: int) -> None:
+        self.emit({**self.header(), "type": "context_trimmed", "dropped_messages": dropped})
+
+    def not_an_answer(self, why: str) -> None:
+        self.emit({**self.header(), "type": "not_an_answer", "turn": self.state.turns, "why": why})
 
     def append(self, message: Message) -> None:
         """A message the harness adds to the transcript itself (an answer turn's question, a re-ask)."""
@@ -67,33 +101,39 @@ class Journal:
         cost = state.usage.add(usage, state.prices)
         state.turns += 1
         state.messages.append(reply.message)
-        self.save()
         details = usage.prompt_tokens_details if usage else None
-        self.emit(
-            "turn",
-            turn=state.turns,
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-            total_tokens=usage.total_tokens if usage else None,
-            cached_tokens=details.cached_tokens if details else None,
-            cost_usd=cost,
-            running_cost_usd=state.total_cost_usd,
-            finish=reply.finish_reason,
-            latency_ms=round(latency_ms, 3),
-            timings=reply.timings.model_dump() if reply.timings else None,
-            answer_turn=answer_turn,
+        self.save_then_emit(
+            {
+                **self.header(),
+                "type": "turn",
+                "turn": state.turns,
+                "prompt_tokens": usage.prompt_tokens if usage else None,
+                "completion_tokens": usage.completion_tokens if usage else None,
+                "total_tokens": usage.total_tokens if usage else None,
+                "cached_tokens": details.cached_tokens if details else None,
+                "cost_usd": cost,
+                "running_cost_usd": state.total_cost_usd,
+                "finish": reply.finish_reason,
+                "latency_ms": round(latency_ms, 3),
+                "timings": reply.timings.model_dump() if reply.timings else None,
+                "answer_turn": answer_turn,
+            }
         )
 
-    def answer(self, call: ToolCall, content: str) -> None:
+    def save_then_emit(self, event: TraceEvent) -> None:
+        """The event's number is taken before the save, so a kill between the two leaves a gap, never a repeat."""
+        self.save()
+        self.emit(event)
+
+    def answer(self, call: ToolCall, content: str, event: ToolResultEvent) -> None:
         """Fill a call's slot in the transcript; whatever the harness decided about a call is written here."""
         name = call["function"]["name"]
         self.state.messages.append({"role": "tool", "tool_call_id": call["id"], "name": name, "content": content})
-        self.save()
+        self.save_then_emit(event)
 
     def decided(self, call: ToolCall, content: str) -> None:
         """A slot filled without running the tool (an error, a refusal, a reused result); the loop goes on."""
-        self.answer(call, content)
-        self.emit("tool_result", tool=call["function"]["name"], call_id=call["id"], ms=0.0, ok=False, ran=False)
+        self.answer(call, content, self.tool_result(call, 0.0, ok=False, ran=False))
 
     def ran(self, call: ToolCall, args: dict[str, Any], output: str, ok: bool, ms: float) -> None:
         state, name = self.state, call["function"]["name"]
@@ -101,16 +141,24 @@ class Journal:
         if call["id"] in state.started:
             state.started.remove(call["id"])
         state.processes.pop(call["id"], None)
-        self.answer(call, output)
-        self.emit(
-            "tool_result",
-            tool=name,
-            call_id=call["id"],
-            ms=round(ms, 3),
-            ok=ok,
-            ran=True,
-            **self.payload(output=output),
-        )
+        self.answer(call, output, self.tool_result(call, ms, ok, ran=True, output=output))
+
+    def tool_result(self, call: ToolCall, ms: float, ok: bool, ran: bool, output: str | None = None) -> ToolResultEvent:
+        run_id, seq, ts = self.stamp()
+        event: ToolResultEvent = {
+            "run_id": run_id,
+            "seq": seq,
+            "ts": ts,
+            "type": "tool_result",
+            "tool": call["function"]["name"],
+            "call_id": call["id"],
+            "ms": round(ms, 3),
+            "ok": ok,
+            "ran": ran,
+        }
+        if self.payloads and output is not None:
+            event["output"] = output
+        return event
 
     def result_of(self, call_id: str) -> str:
         messages = self.state.messages
@@ -127,7 +175,7 @@ class Journal:
         """What the call's tool may use: progress into the trace, a child run kept in this state, a process noted."""
 
         def progress(label: str) -> None:
-            self.emit("tool_progress", tool=tool, call_id=call["id"], label=label)
+            self.emit({**self.header(), "type": "tool_progress", "tool": tool, "call_id": call["id"], "label": label})
             if on_progress is not None:
                 on_progress(tool, label)
 
@@ -150,6 +198,14 @@ class Journal:
         state.status, state.reason, state.interruption = status, reason, interruption
         if status == "failed":
             state.error = state.error or reason
-        self.save()
-        self.emit("run_stopped", status=status, reason=reason, turns=state.turns, cost_usd=state.total_cost_usd)
+        self.save_then_emit(
+            {
+                **self.header(),
+                "type": "run_stopped",
+                "status": status,
+                "reason": reason,
+                "turns": state.turns,
+                "cost_usd": state.total_cost_usd,
+            }
+        )
         return state

@@ -100,8 +100,7 @@ class Loop:
         reason = needs_person(self.state, call["id"], tool, args)
         if reason is None:
             return None
-        payload = self.journal.payload(args=args)
-        self.journal.emit("approval_required", tool=tool.name, call_id=call["id"], reason=reason, **payload)
+        self.journal.approval_required(call, tool.name, args, reason)
         return Stop("interrupted", reason, Interruption.approval(call["id"], tool.name, args, reason))
 
     async def execute(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
@@ -109,7 +108,7 @@ class Loop:
         if not tool.read_only and not retry:
             self.state.started.append(call["id"])  # on disk before the tool runs: exactly-once for writes
             self.journal.save()
-        self.journal.emit("tool_start", tool=tool.name, call_id=call["id"], **self.journal.payload(args=args))
+        self.journal.tool_start(call, tool.name, args)
         began, stop = time.perf_counter(), None
         try:
             context = self.journal.context(call, tool.name, self.signal, retry, self.options.on_progress)
@@ -168,7 +167,7 @@ class Loop:
         except ContextTooSmall as exc:
             return over("budget_exceeded", "max_budget", f"context budget: {exc}")
         if dropped:
-            self.journal.emit("context_trimmed", dropped_messages=dropped)
+            self.journal.context_trimmed(dropped)
         began = time.perf_counter()
         reply = await self.signal.race(self.options.model.complete(request))
         self.journal.reply(reply, (time.perf_counter() - began) * 1000, kind)
@@ -187,7 +186,7 @@ class Loop:
         elif retry == "intent":
             self.state.nudges += 1  # the next request names the tool it announced
         if retry is not None:
-            self.journal.emit("not_an_answer", turn=self.state.turns, why=retry)
+            self.journal.not_an_answer(retry)
             return None
         cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
         if kind == "cap":

@@ -67,6 +67,7 @@ def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink
         Workspace(config.workspace),
         names=config.tools,
         research_model=research,
+        research_limits=config.research_limits,
         presets=config.presets,
         approve_writes=not config.allow_writes,
         approve_deletes=config.approve_deletes,

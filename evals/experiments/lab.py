@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from evals.workspace import default_workspace
-from harness.client import OpenAIClient
-from harness.config import Controls
+from harness.config import Controls, RunConfig
 from harness.limits import Limits
-from harness.loop import run
-from harness.options import RunOptions
-from harness.prompts import SYSTEM_PROMPT
-from harness.state import RunState, new_run
-from harness.tools.archive import ScanArchive
-from harness.tools.base import Registry
-from harness.tools.files import DeleteFile, ListFiles, ReadFile
-from harness.tools.workspace import Workspace
+from harness.prompts import GENERIC_SYSTEM_PROMPT as SYSTEM_PROMPT  # the seed's setup: its plain prompt
+from harness.runtime import runnable, start
+from harness.state import RunState
 from harness.trace import MemoryTrace
 
 TASK = "Which file mentions a timeout?"
@@ -105,15 +99,29 @@ class Lab:
         self.counter += 1
         return default_workspace(self.root / f"ws{self.counter}")
 
-    @staticmethod
-    def tools(workspace: Path, approve_deletes: bool = True) -> Registry:
-        """The catalogue the scripted scenarios are written against."""
-        ws = Workspace(workspace)
-        return Registry([ListFiles(ws), ReadFile(ws), DeleteFile(ws, needs_approval=approve_deletes), ScanArchive()])
-
-    def client(self, model: str, latency_ms: int | None = None) -> OpenAIClient:
-        headers = {"X-Scripted-Latency-Ms": str(latency_ms)} if latency_ms is not None else None
-        return OpenAIClient(self.base_url, model, headers=headers)
+    def config(
+        self,
+        model: str,
+        workspace: Path,
+        latency_ms: int | None,
+        approve_deletes: bool,
+        research: tuple[str, Limits] | None,
+    ) -> RunConfig:
+        """The catalogue the scripted scenarios are written against, on the seed's loop (no controls)."""
+        headers = {"X-Scripted-Latency-Ms": str(latency_ms)} if latency_ms is not None else {}
+        tools = ("list_files", "read_file", "delete_file", "scan_archive") + (("research",) if research else ())
+        config = RunConfig(
+            self.base_url,
+            model,
+            str(workspace),
+            tools=tools,
+            approve_deletes=approve_deletes,
+            headers=headers,
+            controls=Controls.off(),
+        )
+        if research is not None:
+            config = replace(config, research_model=research[0], research_limits=research[1])
+        return config
 
     async def run(
         self,
@@ -122,17 +130,21 @@ class Lab:
         *,
         limits: Limits | None = None,
         workspace: Path | None = None,
-        tools: Registry | None = None,
         latency_ms: int | None = None,
         state: RunState | None = None,
+        approve_deletes: bool = True,
+        research: tuple[str, Limits] | None = None,
         **options: Any,
     ) -> Outcome:
+        """One run through the harness runtime; `options` set RunOptions fields (errors, dedupe, signal...)."""
         where = workspace or self.workspace()
         trace = options.pop("trace", None) or MemoryTrace()
-        options.setdefault("controls", Controls.off())  # the seed's loop: these experiments reproduce its numbers
-        start = state or new_run(prompt, system=SYSTEM_PROMPT, model=model, limits=limits or Limits())
-        async with self.client(model, latency_ms) as client:
+        config = self.config(model, where, latency_ms, approve_deletes, research)
+        start_state = state or start(prompt, config, limits=limits or Limits(), system=SYSTEM_PROMPT)
+        async with runnable(start_state, trace=trace) as runner:
+            for name, value in options.items():
+                setattr(runner.options, name, value)
             began = time.perf_counter()
-            final = await run(start, tools or self.tools(where), RunOptions(model=client, trace=trace, **options))
+            final = await runner.run()
             wall = (time.perf_counter() - began) * 1000
         return Outcome(final, trace, wall, where)

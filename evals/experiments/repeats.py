@@ -20,8 +20,9 @@ async def experiment(lab: Lab) -> Table:
     )
     for name, mode in modes:
         workspace = lab.workspace()
-        tools = lab.tools(workspace, approve_deletes=False)
-        out = await lab.run("repeat_write", prompt="Delete access.log.", workspace=workspace, tools=tools, dedupe=mode)
+        out = await lab.run(
+            "repeat_write", prompt="Delete access.log.", workspace=workspace, approve_deletes=False, dedupe=mode
+        )
         ran = [e for e in out.trace.of("tool_start") if e["tool"] == "delete_file"]
         deleted = [] if (out.workspace / "access.log").exists() else ["access.log"]
         deletions[mode] = len(ran)

@@ -6,24 +6,18 @@ import asyncio
 import time
 
 from evals.experiments.lab import Lab, Outcome, Table, check, usd
-from harness.config import Controls
 from harness.limits import Limits
 from harness.stop import StopSignal
-from harness.tools.catalogue import catalogue
-from harness.tools.workspace import Workspace
 
 CHILD_BUDGET = 0.02
 PARENT_BUDGET = 1.00
 
 
 async def with_child(lab: Lab, child_model: str, limits: Limits, signal: StopSignal | None = None) -> Outcome:
-    workspace = lab.workspace()
-    async with lab.client(child_model) as child:
-        tools = catalogue(Workspace(workspace), research_model=child, research_limits=limits, controls=Controls.off())
-        parent_limits = Limits(max_turns=10, max_budget_usd=PARENT_BUDGET)
-        question = "What does errors.log say?"
-        stop = signal or StopSignal()
-        return await lab.run("research", question, workspace=workspace, tools=tools, limits=parent_limits, signal=stop)
+    parent_limits = Limits(max_turns=10, max_budget_usd=PARENT_BUDGET)
+    question = "What does errors.log say?"
+    stop = signal or StopSignal()
+    return await lab.run("research", question, research=(child_model, limits), limits=parent_limits, signal=stop)
 
 
 async def experiment(lab: Lab) -> Table:
