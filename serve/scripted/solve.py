@@ -28,6 +28,7 @@ SUBJECT_VERBS = (
     r"(?:mentions?|mentioning|reports?|reporting|says?|saying|talks? about|talking about|refers? to|referring to|"
     r"contains?|containing|discuss(?:es)?|discussing|(?:is|are) about|about|deals? with|covers?|has|have|notes?)"
 )
+PASSIVE = r"(?:mentioned|discussed|described|reported|written about|noted)\b"
 EVERY_FILE = r"\b(?:every|each|all)\b(?: of)?(?: the)? (?:files?|logs?|documents?)\b"
 YES_NO = r"^(?:is|are|do|does|has|have)\b[^?]*?\b(?:any|a|there)\b[^?]*?\b"
 KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -38,6 +39,7 @@ KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b"), "count"),
     (re.compile(r"\b(?P<s>largest|biggest|heaviest|smallest|tiniest|lightest)\b"), "size"),
     (re.compile(YES_NO + SUBJECT_VERBS + r"\s+(?P<s>.+?)\??$"), "about"),
+    (re.compile(r"\b(?:where|in which files?)\b[^?]*?\b(?:is|are|was|were)\s+(?P<s>.+?)\s+" + PASSIVE), "mentions"),
     (re.compile(r"\b" + SUBJECT_VERBS + r"\s+(?P<s>.+?)\??$"), "mentions"),
 )  # fmt: skip
 SMALL = {"smallest", "tiniest", "lightest"}

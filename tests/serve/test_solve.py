@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openai import OpenAI
@@ -91,3 +92,44 @@ def test_solve_says_so_when_nothing_matches(client: OpenAI, tmp_path: Path) -> N
         trajectory(drive(client, "solve", "Which file mentions a timeout?", folder_tools(root)))[-1]
         == "No file mentions timeout."
     )
+
+
+UNSEEN = {
+    "deploy.md": "Deployment checklist: bump the version, build, and restart the service.\n" * 3,
+    "billing.csv": "customer,amount\nacme,120\nglobex,75\n",
+    "incident.txt": "At 03:10 the database connection pool was exhausted and requests failed.\n",
+    "readme": "Internal tools.\n",
+}
+PARAPHRASES = [
+    ("Which of the files talks about the database connection pool?", lambda t, a: t["pool"] in a),
+    ("What file reports exhausted connections?", lambda t, a: t["exhausted"] in a),
+    ("Where is the restart of the service mentioned?", lambda t, a: t["restart"] in a),
+    ("How many files does the folder hold?", lambda t, a: f"There are {t['count']} files" in a),
+    ("Count the files in this directory.", lambda t, a: f"There are {t['count']} files" in a),
+    ("What's the biggest file here?", lambda t, a: t["largest"] in a and "largest" not in a.split()[1:2]),
+    ("Which file is the smallest?", lambda t, a: t["smallest"] in a),
+    ("What does billing.csv contain?", lambda t, a: "acme,120" in a),
+    ("Open incident.txt and show me what's in it.", lambda t, a: "connection pool was exhausted" in a),
+    ("Open every file and summarise each one.", lambda t, a: all(name in a for name in UNSEEN)),
+    ("Are there any files about deployment?", lambda t, a: a.startswith("Yes") and "deploy.md" in a),
+    ("Does any file mention invoices?", lambda t, a: a.startswith("No")),
+]
+
+
+@pytest.mark.parametrize(("question", "right"), PARAPHRASES, ids=[q for q, _ in PARAPHRASES])
+def test_solve_reads_questions_asked_in_other_words_on_a_workspace_it_has_not_seen(
+    client: OpenAI, tmp_path: Path, question: str, right: Any
+) -> None:
+    root = build(tmp_path / "ws", UNSEEN)
+    sizes = {p.name: p.stat().st_size for p in root.iterdir()}
+    texts = {p.name: p.read_text() for p in root.iterdir()}
+    truth = {
+        "pool": next(n for n, c in texts.items() if "connection pool" in c),
+        "exhausted": next(n for n, c in texts.items() if "exhausted" in c),
+        "restart": next(n for n, c in texts.items() if "restart" in c),
+        "count": str(len(texts)),
+        "largest": max(sizes, key=lambda n: sizes[n]),
+        "smallest": min(sizes, key=lambda n: sizes[n]),
+    }
+    answer = trajectory(drive(client, "solve", question, folder_tools(root)))[-1]
+    assert right(truth, answer), answer
