@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,10 @@ def kill_when(args: list[str], trace: Path, condition: Callable[[list[Event]], b
     raise AssertionError("kill point never reached")
 
 
-def completed_runs(events: list[Event]) -> list[str]:
-    return [e["call_id"] for e in events if e["type"] == "tool_result" and e.get("ran")]
+def started_runs(events: list[Event]) -> list[str]:
+    """Every execution of a tool, across both processes (a start is written before the tool runs; a kill
+    between the state save and the result's line may leave the result unwritten, never the start)."""
+    return [e["call_id"] for e in events if e["type"] == "tool_start"]
 
 
 def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
@@ -77,7 +80,7 @@ def test_killed_plan_resumes_without_rerunning_tools_or_repaying_turns(
         ).stdout
     )
     trace = tmp_path / "b" / "k.trace.jsonl"
-    kill_when(
+    before = kill_when(
         ["run", "Which file mentions a timeout?", *common(slow_provider, workspace, tmp_path / "b", "plan", "k")],
         trace,
         KILL_POINTS[point],
@@ -85,8 +88,10 @@ def test_killed_plan_resumes_without_rerunning_tools_or_repaying_turns(
     resumed = harness("resume", "k", "--state-dir", str(tmp_path / "b"), "--json")
     assert resumed.returncode == 0, resumed.stderr
     final = last_json(resumed.stdout)
-    runs = completed_runs(read_trace(trace))
-    assert sorted(runs) == ["c1", "c2"]  # each tool ran to completion exactly once, across both processes
+    starts = Counter(started_runs(read_trace(trace)))
+    finished = {e["call_id"] for e in before if e["type"] == "tool_result"}
+    assert set(starts) == {"c1", "c2"} and all(starts[call] == 1 for call in finished)  # no completed run again
+    assert all(count <= 2 for count in starts.values())  # only a run cut off by the kill may start once more
     assert final["tool_runs"] == baseline["tool_runs"] == ["list_files", "read_file:errors.log"]
     assert (final["turns"], final["cost_usd"], final["answer"]) == (
         baseline["turns"],

@@ -63,13 +63,16 @@ FORMAT = st.one_of(
 
 def body(model: str) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(
-        {"model": st.one_of(st.just(model), TEXT), "messages": st.lists(MESSAGE, max_size=3)},
+        {
+            "model": st.one_of(st.just(model), TEXT),
+            "messages": st.lists(MESSAGE, max_size=3),
+            "max_tokens": st.integers(-2, 4),  # always bounded: a fuzz case must not ramble to the context's end
+        },
         optional={
             "tools": TOOLS,
             "tool_choice": CHOICE,
             "response_format": FORMAT,
             "stop": st.one_of(TEXT, st.lists(TEXT, max_size=20)),
-            "max_tokens": st.integers(-2, 3),
             "n": st.integers(-1, 3),
             "logprobs": st.booleans(),
             "top_logprobs": st.integers(-1, 30),
