@@ -63,6 +63,10 @@ class Engine:
         quiet_logs()
         llama_cpp.llama_backend_init()
         model_params = llama_cpp.llama_model_default_params()
+        # Repacked weights (the default) use a gemm kernel from two rows on and gemv for one, so the same
+        # request decoded beside another would get different logits; plain weights keep replies batch
+        # invariant. Flash attention is off for the same reason (below).
+        model_params.use_extra_bufts = False
         self.model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), model_params)
         if not self.model:
             raise EngineError(f"llama.cpp could not load {gguf} (not a GGUF, or a model this llama.cpp cannot run)")

@@ -3,7 +3,7 @@
 One thread owns the engine. Each step it admits waiting requests into free KV sequences, evaluates one
 aligned prompt chunk of the oldest request still reading its prompt (so a newcomer's prefill never stalls
 the others for long), evaluates each jump-forward run in a call of its own, and evaluates one token of
-every other decoding request in one shared call. Calls never mix prompt chunks with decode rows: a row's
+every other decoding request in shared calls of at most DECODE_ROWS rows. Calls never mix prompt chunks with decode rows: a row's
 arithmetic then depends only on its own sequence, so a request's greedy reply is the same alone or beside
 others, and the same whether its prefix came from the cache or not.
 """
@@ -25,6 +25,10 @@ from serve.llama.slots import Slot, Slots
 from wire.types import Timings, usage_of
 
 log = logging.getLogger(__name__)
+# ggml's CPU matmul switches kernels at 8 rows (measured: 1..7 rows give bit-identical logits per row,
+# 8 do not), so a shared decode call of more rows would make a reply depend on its neighbours. Four
+# leaves a margin and matches the default --parallel; more concurrent requests take more calls.
+DECODE_ROWS = 4
 Sink = Callable[[Event | EngineError], None]
 
 
@@ -127,8 +131,8 @@ class Scheduler:
         for run in [a for a in decoding if len(a.pending) > 1]:
             self.guarded([run], self.evaluate)
         singles = [a for a in decoding if len(a.pending) == 1]
-        if singles:
-            self.guarded(singles, self.evaluate)
+        for first in range(0, len(singles), DECODE_ROWS):
+            self.guarded(singles[first : first + DECODE_ROWS], self.evaluate)
 
     def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
         """A failed llama.cpp call ends the requests in it with an error; the server and the others go on."""

@@ -6,6 +6,7 @@ arguments are valid for the tool's schema; the server reports the file it loaded
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from harness.store import FileStore
 from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from harness.tools.workspace import Workspace
-from models.registry import QWEN_CODER_05
+from models.registry import QWEN_CODER_05, QWEN_CODER_15
 from models.weights import on_disk
 from tests.conftest import Server
 from tests.harness.cli_support import harness
@@ -59,3 +60,25 @@ def test_every_first_turn_is_a_valid_tool_call(qwen: Server, tmp_path: Path, tas
         tool = tools.get(call["function"]["name"])
         assert tool is not None
         jsonschema.validate(json.loads(call["function"]["arguments"]), dict(tool.parameters))
+
+
+@pytest.mark.skipif(on_disk(QWEN_CODER_15) is None, reason="qwen2.5-coder-1.5b-instruct is not on disk")
+async def test_the_15b_gives_each_of_four_concurrent_requests_the_reply_it_gets_alone() -> None:
+    # The 1.5B's Q4_K weights are the ones llama.cpp would repack (a different kernel for 1 and 4 rows).
+    server = Server("serve.llama", "--model", QWEN_CODER_15.name, "--quiet", "--parallel", "4")
+    prompts = [f"Explain in two sentences what a {w} is." for w in ("tree", "log file", "queue", "cache")]
+    try:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=600) as http:
+
+            async def one(prompt: str) -> list[tuple[str, float]]:
+                body = {"model": QWEN_CODER_15.name, "messages": [{"role": "user", "content": prompt}]}
+                body |= {"max_tokens": 24, "logprobs": True}
+                reply = (await http.post("/chat/completions", json=body)).json()
+                # Log-probabilities, not just text: greedy text hides small differences in the numbers.
+                return [(t["token"], t["logprob"]) for t in reply["choices"][0]["logprobs"]["content"]]
+
+            alone = [await one(p) for p in prompts]
+            together = await asyncio.gather(*(one(p) for p in prompts))
+    finally:
+        server.stop()
+    assert list(together) == alone

@@ -105,14 +105,17 @@ def test_a_second_turn_reuses_the_whole_chunks_of_the_first(llama: Server) -> No
 
 
 async def test_requests_decode_together_and_each_reply_is_the_one_it_gets_alone(llama: Server) -> None:
-    prompts = [f"Write one sentence about {w}." for w in ("cats", "logs", "files", "trees")]
+    # Six requests: more than one shared decode call's rows, so the split into calls is exercised too.
+    prompts = [f"Write one sentence about {w}." for w in ("cats", "logs", "files", "trees", "rain", "maps")]
     async with AsyncOpenAI(base_url=llama.base_url, api_key="unused", max_retries=0, timeout=300) as aclient:
 
-        async def one(prompt: str) -> str | None:
+        async def one(prompt: str) -> list[tuple[str, float]]:
             reply = await aclient.chat.completions.create(
-                model=MODEL, messages=[{"role": "user", "content": prompt}], max_tokens=32
+                model=MODEL, messages=[{"role": "user", "content": prompt}], max_tokens=32, logprobs=True
             )
-            return reply.choices[0].message.content
+            # Log-probabilities, not just text: greedy text hides small differences in the numbers.
+            logprobs = reply.choices[0].logprobs
+            return [(t.token, t.logprob) for t in (logprobs.content or [])] if logprobs else []
 
         alone = [await one(p) for p in prompts]
         together = await asyncio.gather(*(one(p) for p in prompts))
