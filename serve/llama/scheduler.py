@@ -3,9 +3,9 @@
 One thread owns the engine. Each step it admits waiting requests into free KV sequences, evaluates one
 aligned prompt chunk of the oldest request still reading its prompt (so a newcomer's prefill never stalls
 the others for long), evaluates each jump-forward run in a call of its own, and evaluates one token of
-every other decoding request in shared calls of at most DECODE_ROWS rows. Calls never mix prompt chunks with decode rows: a row's
-arithmetic then depends only on its own sequence, so a request's greedy reply is the same alone or beside
-others, and the same whether its prefix came from the cache or not.
+every other decoding request in shared calls of at most DECODE_ROWS rows. Calls never mix prompt chunks
+with decode rows: a row's arithmetic then depends only on its own sequence, so a request's greedy reply is
+the same alone or beside others, and the same whether its prefix came from the cache or not.
 """
 
 from __future__ import annotations
