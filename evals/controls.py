@@ -57,7 +57,9 @@ async def measure(provider: Provider, variant: Variant, concurrency: int, scratc
     for suite_name in ("default", "generated"):
         suite = load_suite(SUITES / f"{suite_name}.json")
         settings = Settings(concurrency=concurrency, controls=variant.controls, system=variant.system)
-        results: list[TaskResult] = await run_suite(suite, [provider], settings, scratch, lambda _: None)
+        # Workspaces are named by task id, which both suites share: each suite of each variant gets its own.
+        fresh = Path(tempfile.mkdtemp(dir=scratch))
+        results: list[TaskResult] = await run_suite(suite, [provider], settings, fresh, lambda _: None)
         total = aggregate(results, 1)
         rows.append({"suite": suite_name, **total, "wrong": {r.task: r.failure for r in results if not r.correct}})
     return rows

@@ -21,7 +21,12 @@ DEFAULT_FILES = {
 
 
 def write_files(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
+    """The files in a new folder `root`. An existing folder is refused: files left there from another
+    workspace would change every answer (and the ground truth with them)."""
+    try:
+        root.mkdir(parents=True)
+    except FileExistsError as exc:
+        raise FileExistsError(f"{root}: a workspace is built into a new folder, and this one exists") from exc
     for name, content in files.items():
         (root / name).write_text(content, encoding="utf-8")
     return root

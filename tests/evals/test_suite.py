@@ -69,3 +69,9 @@ def test_a_suite_over_a_folder_copies_it(tmp_path: Path) -> None:
     assert (copy / "a.txt").read_text() == "hello" and copy != folder
     with pytest.raises(SuiteError, match="no such suite file"):
         load_suite(tmp_path / "missing.json")
+
+
+def test_a_workspace_is_never_built_over_another(tmp_path: Path) -> None:
+    load_suite(DEFAULT_SUITE).build(tmp_path / "ws")
+    with pytest.raises(FileExistsError, match="new folder"):
+        load_suite(SUITES / "generated.json").build(tmp_path / "ws")
