@@ -49,6 +49,11 @@ TOOLS: list[Any] = [
 SYSTEM = "You answer questions about the files in a folder. Use the tools, then answer in one sentence."
 LISTING = "access.log (90 bytes)\nerrors.log (393 bytes)\nnotes.txt (30 bytes)"
 CONTENT = "2026-09-07 10:00:31 ERROR worker 7 timed out after 30000 ms\n" * 4
+CALLS = [
+    ("required", ("list_files", "{}", LISTING)),
+    ("required", ("read_file", '{"path": "errors.log"}', CONTENT)),
+    ("none", None),
+]
 
 
 @dataclass(frozen=True)
@@ -93,14 +98,20 @@ class LlamaServer:
 def post(peer: Peer, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
     began = time.perf_counter()
     reply = httpx.post(f"{peer.base_url}/chat/completions", json={"model": peer.model, **body}, timeout=600)
+    if reply.status_code != 200:
+        raise ServerFailed(f"{peer.name} answered {reply.status_code}: {reply.text[:500]}")
     return dict(reply.json()), (time.perf_counter() - began) * 1000
 
 
 def conversation(peer: Peer, question: str) -> dict[str, float]:
-    """Three turns of a tool conversation (list, read, answer); where its time went, in ms."""
+    """Three turns of a tool conversation (list, read, answer); where its time went, in ms.
+
+    Each turn's transcript is the same for every peer (the calls below, not the peer's own), so the sides
+    evaluate the same prompts; llama-server, for one, does not always call a tool when one is required.
+    """
     messages: list[Any] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
     spent = {"wall": 0.0, "prefill": 0.0, "decode": 0.0, "cache": 0.0}
-    for choice, result in (("required", LISTING), ("required", CONTENT), ("none", None)):
+    for turn, (choice, call) in enumerate(CALLS):
         body = {"messages": messages, "tools": TOOLS, "tool_choice": choice, "max_tokens": 48, "temperature": 0}
         reply, wall = post(peer, body)
         timings = reply.get("timings") or {}
@@ -108,10 +119,13 @@ def conversation(peer: Peer, question: str) -> dict[str, float]:
         spent["prefill"] += timings.get("prompt_ms", 0.0)
         spent["decode"] += timings.get("predicted_ms", 0.0)
         spent["cache"] += timings.get("cache_ms") or 0.0
-        message = reply["choices"][0]["message"]
-        messages.append({k: v for k, v in message.items() if v is not None and k in ("role", "content", "tool_calls")})
-        for call in message.get("tool_calls") or []:
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        if call is not None:
+            name, arguments, result = call
+            function = {"name": name, "arguments": arguments}
+            messages.append(
+                {"role": "assistant", "tool_calls": [{"id": f"c{turn}", "type": "function", "function": function}]}
+            )
+            messages.append({"role": "tool", "tool_call_id": f"c{turn}", "content": result})
     spent["other"] = spent["wall"] - spent["prefill"] - spent["decode"] - spent["cache"]
     return spent
 

@@ -29,26 +29,26 @@ class Variant:
 
 
 def variants() -> list[Variant]:
-    on = Controls()
+    default = Controls()
     return [
-        Variant("defaults", on),
+        Variant("defaults", default),
         Variant("the seed's loop: every control off, generic prompt", Controls.off(), GENERIC_SYSTEM_PROMPT),
-        Variant("generic system prompt", on, GENERIC_SYSTEM_PROMPT),
-        Variant("look_turns 0", replace(on, look_turns=0)),
-        Variant("look_turns 1", replace(on, look_turns=1)),
-        Variant("look_turns 3", replace(on, look_turns=3)),
-        Variant("act_on_intent off", replace(on, act_on_intent=False)),
-        Variant("call_after_error off", replace(on, call_after_error=False)),
-        Variant("repeat_guard off", replace(on, repeat_guard=False)),
-        Variant("answer_at_cap off", replace(on, answer_at_cap=False)),
-        Variant("answer_mode offered", replace(on, answer_mode="offered")),
-        Variant("answer_mode restated", replace(on, answer_mode="restated")),
-        Variant("parallel_calls off", replace(on, parallel_calls=False)),
-        Variant("empty_retries 0", replace(on, empty_retries=0)),
-        Variant("empty_mode ask", replace(on, empty_mode="ask")),
-        Variant("remind_question on", replace(on, remind_question=True)),
-        Variant("rendering hermes", replace(on, rendering="hermes")),
-        Variant("rendering words", replace(on, rendering="words")),
+        Variant("generic system prompt", default, GENERIC_SYSTEM_PROMPT),
+        Variant("look_turns 0", replace(default, look_turns=0)),
+        Variant("look_turns 1", replace(default, look_turns=1)),
+        Variant("look_turns 3", replace(default, look_turns=3)),
+        Variant("act_on_intent on", replace(default, act_on_intent=True)),
+        Variant("call_after_error on", replace(default, call_after_error=True)),
+        Variant("repeat_guard off", replace(default, repeat_guard=False)),
+        Variant("answer_at_cap on", replace(default, answer_at_cap=True)),
+        Variant("answer_mode offered", replace(default, answer_mode="offered")),
+        Variant("answer_mode restated", replace(default, answer_mode="restated")),
+        Variant("parallel_calls off", replace(default, parallel_calls=False)),
+        Variant("empty_retries 0", replace(default, empty_retries=0)),
+        Variant("empty_mode ask", replace(default, empty_mode="ask")),
+        Variant("remind_question on", replace(default, remind_question=True)),
+        Variant("rendering hermes", replace(default, rendering="hermes")),
+        Variant("rendering words", replace(default, rendering="words")),
     ]
 
 
