@@ -14,6 +14,8 @@ from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]
 PLAIN = Controls.off()
+# The arguments every probe tool takes: one integer, nothing else.
+X_PARAMETERS = {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
 """The loop with none of the small-model controls, for tests of one mechanism at a time."""
 
 
@@ -58,13 +60,7 @@ class Recorder:
     fail: Exception | None = None
     output: str = "ok"
     description: str = "a probe"
-    parameters: Mapping[str, Any] = field(
-        default_factory=lambda: {
-            "type": "object",
-            "properties": {"x": {"type": "integer"}},
-            "additionalProperties": False,
-        }
-    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: dict(X_PARAMETERS))
     runs: list[dict[str, Any]] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
 

@@ -41,6 +41,7 @@ from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.workspace import Workspace
 from harness.tools.writes import WriteFile
 from harness.trace import MemoryTrace
+from tests.harness.helpers import X_PARAMETERS
 from wire.types import ChatCompletionRequest, usage_of
 
 ENDINGS = {"completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"}
@@ -75,13 +76,7 @@ class Probe:
     needs_approval: bool = False
     honours_idempotency_key: bool = False
     description: str = "a probe"
-    parameters: dict[str, Any] = field(
-        default_factory=lambda: {
-            "type": "object",
-            "properties": {"x": {"type": "integer"}},
-            "additionalProperties": False,
-        }
-    )
+    parameters: dict[str, Any] = field(default_factory=lambda: dict(X_PARAMETERS))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         self.world.step()
