@@ -14,9 +14,9 @@ from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]
 PLAIN = Controls.off()
-# The arguments every probe tool takes: one integer, nothing else.
-X_PARAMETERS = {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
 """The loop with none of the small-model controls, for tests of one mechanism at a time."""
+X_PARAMETERS = {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
+"""The arguments every probe tool takes: one integer, nothing else."""
 
 
 def calls(*specs: tuple[str, str, Mapping[str, Any]]) -> AssistantMessage:

@@ -105,7 +105,7 @@ def test_a_second_turn_reuses_the_whole_chunks_of_the_first(llama: Server) -> No
 
 
 async def test_requests_decode_together_and_each_reply_is_the_one_it_gets_alone(llama: Server) -> None:
-    # Six requests: more than one shared decode call's rows, so the split into calls is exercised too.
+    # Six requests on four slots: two wait and join the others between decode steps.
     prompts = [f"Write one sentence about {w}." for w in ("cats", "logs", "files", "trees", "rain", "maps")]
     async with AsyncOpenAI(base_url=llama.base_url, api_key="unused", max_retries=0, timeout=300) as aclient:
 
