@@ -24,6 +24,9 @@ class Metrics:
             "prompt_cache_hit_tokens", "prompt tokens served from the prompt cache", registry=self.registry
         )
         self.completion_tokens = Counter("completion_tokens", "tokens generated", registry=self.registry)
+        # llama-server's prompt_seconds_total / tokens_predicted_seconds_total: where a model's time goes
+        self.prompt_seconds = Counter("prompt_seconds", "time spent evaluating prompts", registry=self.registry)
+        self.predicted_seconds = Counter("predicted_seconds", "time spent generating", registry=self.registry)
         self.queue = Gauge("queue_depth", "requests waiting for the model", registry=self.registry)
         self.latency = Histogram(
             "request_latency_seconds",
@@ -46,6 +49,9 @@ class Metrics:
             self.prompt_tokens.inc(usage.prompt_tokens)
             self.cached_tokens.inc(cached)
             self.completion_tokens.inc(usage.completion_tokens)
+            if finished.timings is not None:
+                self.prompt_seconds.inc(finished.timings.prompt_ms / 1000)
+                self.predicted_seconds.inc(finished.timings.predicted_ms / 1000)
             tokens = (
                 f" prompt={usage.prompt_tokens} cached={cached} generated={usage.completion_tokens}"
                 f" finish={finished.finish_reason}"

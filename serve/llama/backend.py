@@ -11,7 +11,7 @@ import anyio
 
 from models.dialects import OPEN
 from models.template import ChatTemplate
-from serve.core.backend import Event, Finished, Prepared, Token
+from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRequest
 from serve.llama.chat import plan, prompt_text
 from serve.llama.constraints import Grammars
@@ -112,8 +112,13 @@ class LlamaBackend:
         prompt, settings = job.state
         loop, events = asyncio.get_running_loop(), asyncio.Queue[Event | EngineError]()
 
+        streaming = bool(job.request.stream)
+
         def sink(event: Event | EngineError) -> None:
-            loop.call_soon_threadsafe(events.put_nowait, event)
+            # A reply that is not streamed is read whole from Finished: its text pieces would only wake the
+            # event loop once per token, on a core the decode threads need.
+            if streaming or not isinstance(event, TextOut):
+                loop.call_soon_threadsafe(events.put_nowait, event)
 
         ticket = Ticket(prompt, settings, sink, on_finish=self.count)
         self.scheduler.submit(ticket)

@@ -205,6 +205,8 @@ def test_a_prompt_longer_than_the_context_is_a_400_in_openais_words_stream_or_no
 
 
 def test_tokenize_detokenize_and_metrics(llama: Server) -> None:
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 4}
+    assert httpx.post(f"{llama.base_url}/chat/completions", json=body, timeout=60).status_code == 200
     tokens = httpx.post(f"{llama.url}/tokenize", json={"content": "Hello logs", "with_pieces": True}).json()["tokens"]
     assert "".join(t["piece"] for t in tokens) == "Hello logs"
     text = httpx.post(f"{llama.url}/detokenize", json={"tokens": [t["id"] for t in tokens]}).json()["content"]
@@ -213,6 +215,9 @@ def test_tokenize_detokenize_and_metrics(llama: Server) -> None:
     metrics = httpx.get(f"{llama.url}/metrics").text
     assert "completion_tokens_total" in metrics and "prompt_cache_hit_tokens_total" in metrics
     assert 'requests_total{path="/v1/chat/completions",status="200"}' in metrics and "queue_depth" in metrics
+    # llama-server's prompt and generation seconds: where the model's time went
+    totals = dict(line.split() for line in metrics.splitlines() if line.startswith(("prompt_s", "predicted_s")))
+    assert float(totals["prompt_seconds_total"]) > 0 and float(totals["predicted_seconds_total"]) > 0
     assert httpx.get(f"{llama.url}/health").json() == {"status": "ok"}
 
 
