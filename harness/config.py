@@ -44,6 +44,8 @@ class Controls:
       (each a turn), in words (empty_mode `ask`) or by requiring a tool call (`call`: it has not found it yet).
     remind_question: after tool results, the request ends with the question again (not saved in the transcript),
       so a small model answers the question rather than echoing the last result.
+    verify_answer: the first answer the model gives on its own is not taken yet: it is asked once to check it
+      against the tool results and to look further if they do not yet show it (a turn), then answer again.
     rendering: how past calls and results reach the model: `native` (the server's template), `hermes`
       (asks a server that supports it for the Hermes text), `words` (the harness writes them as plain sentences).
     """
@@ -62,6 +64,7 @@ class Controls:
     empty_mode: EmptyMode = "call"
     nudges: int = 2
     remind_question: bool = False
+    verify_answer: bool = False
     rendering: Rendering = "native"
 
     @classmethod

@@ -17,7 +17,7 @@ from harness.errors import NotResumable, ProviderError
 from harness.journal import Journal
 from harness.options import RunOptions
 from harness.policy import bound, may_reuse, signature
-from harness.prompts import empty_reply, repeated_call
+from harness.prompts import check_answer, empty_reply, repeated_call
 from harness.protocols import ModelReply, Tool
 from harness.state import Interruption, RunState, Stop, over, pending
 from harness.stop import Stopped
@@ -185,6 +185,9 @@ class Loop:
                 self.journal.append({"role": "user", "content": empty_reply(self.state.question)})
         elif retry == "intent":
             self.state.nudges += 1  # the next request names the tool it announced
+        elif retry == "unchecked":
+            self.state.checked = True
+            self.journal.append({"role": "user", "content": check_answer(self.state.question)})
         if retry is not None:
             self.journal.not_an_answer(retry)
             return None

@@ -41,6 +41,14 @@ def empty_reply(question: str) -> str:
     return f"Answer the question in plain words, or call a tool if you need one. The question was: {question}"
 
 
+def check_answer(question: str) -> str:
+    """The one re-ask of verify_answer: hold the answer against the evidence, look further, or say it again."""
+    return (
+        f"Check your answer against the tool results above. The question was: {question} If the results do not yet "
+        "show that your answer is right, call a tool to look further. If they do, give your final answer again."
+    )
+
+
 def reminder(question: str) -> str:
     """The question again after tool results: answer it from them, or call a tool for what is still missing."""
     return f"The question is: {question} Answer it from the tool results if they contain the answer; else call a tool."

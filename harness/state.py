@@ -82,6 +82,7 @@ class RunState:
     repeats: int = 0  # read-only calls refused as repeats, since the last answer turn
     empty_replies: int = 0  # replies with neither text nor a call
     nudges: int = 0  # replies that named a tool instead of calling it, asked again
+    checked: bool = False  # the model was asked to check its first answer (verify_answer)
     children: dict[str, RunState] = field(default_factory=dict)  # call id -> a sub-agent's run, as it stands
     trace_seq: int = 0
     config: RunConfig | None = None  # how to rebuild model and tools on resume

@@ -135,10 +135,13 @@ def args_of(arguments: str) -> object:
 
 def not_an_answer(
     state: RunState, controls: Controls, message: Message, names: Sequence[str], kind: AnswerTurn | None
-) -> Literal["empty", "intent"] | None:
-    """Why a reply without calls is not yet the answer: it is empty, or it names a tool it did not call."""
+) -> Literal["empty", "intent", "unchecked"] | None:
+    """Why a reply without calls is not yet the answer: it is empty, it names a tool it did not call, or it is
+    the model's first answer and verify_answer wants it checked."""
     content = str(message.get("content") or "")
     if not content.strip() and state.empty_replies < controls.empty_retries:
         return "empty"
     named = kind is None and controls.act_on_intent and named_tool(content, names) is not None
-    return "intent" if named and state.nudges < controls.nudges else None
+    if named and state.nudges < controls.nudges:
+        return "intent"
+    return "unchecked" if controls.verify_answer and kind is None and not state.checked else None
