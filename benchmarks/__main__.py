@@ -1,4 +1,4 @@
-"""python -m benchmarks [--only harness scripted engine serving] [--model NAME]
+"""python -m benchmarks [--only harness scripted engine steps serving] [--model NAME]
 
 With LLAMA_SERVER=/path/to/llama-server set, the serving section measures llama.cpp's own server in the
 same run (same GGUF, threads and slots, requests interleaved).
@@ -13,14 +13,14 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from benchmarks import harness_overhead, llama_server, scripted_server, serving
+from benchmarks import decode_steps, harness_overhead, llama_server, scripted_server, serving
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    every = ["harness", "scripted", "engine", "serving"]
+    every = ["harness", "scripted", "engine", "steps", "serving"]
     parser.add_argument("--only", nargs="+", choices=every, default=every)
     parser.add_argument(
         "--model",
@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         "harness": harness_overhead.main,
         "scripted": scripted_server.main,
         "engine": lambda: llama_server.main(args.model),
+        "steps": lambda: decode_steps.main(args.model),
         "serving": lambda: serving.main(args.model),
     }
     for name in args.only:

@@ -48,6 +48,7 @@ def variants() -> list[Variant]:
         Variant("empty_mode ask", replace(default, empty_mode="ask")),
         Variant("remind_question on", replace(default, remind_question=True)),
         Variant("verify_answer on", replace(default, verify_answer=True)),
+        Variant("tool_talk on", replace(default, tool_talk=True)),
         Variant("rendering hermes", replace(default, rendering="hermes")),
         Variant("rendering words", replace(default, rendering="words")),
     ]

@@ -44,6 +44,9 @@ class Controls:
       (each a turn), in words (empty_mode `ask`) or by requiring a tool call (`call`: it has not found it yet).
     remind_question: after tool results, the request ends with the question again (not saved in the transcript),
       so a small model answers the question rather than echoing the last result.
+    tool_talk: an answer turn's reply that names an offered tool (it explains how to call one, or what each
+      does, instead of answering) is not the answer: the question is asked again in words (at most `nudges`
+      times a run, shared with act_on_intent).
     verify_answer: the first answer the model gives on its own is not taken yet: it is asked once to check it
       against the tool results and to look further if they do not yet show it (a turn), then answer again.
     rendering: how past calls and results reach the model: `native` (the server's template), `hermes`
@@ -64,6 +67,7 @@ class Controls:
     empty_mode: EmptyMode = "call"
     nudges: int = 2
     remind_question: bool = False
+    tool_talk: bool = False
     verify_answer: bool = False
     rendering: Rendering = "native"
 

@@ -25,6 +25,7 @@ def add_controls(parser: argparse.ArgumentParser) -> None:
         "--empty-mode", choices=["ask", "call"], default=default.empty_mode, help="how an empty reply is re-asked"
     )
     group.add_argument("--remind-question", action=on, default=default.remind_question, help="question after results")
+    group.add_argument("--tool-talk", action=on, default=default.tool_talk, help="re-ask answers about tools")
     group.add_argument("--verify-answer", action=on, default=default.verify_answer, help="check an answer once")
     group.add_argument("--rendering", choices=["native", "hermes", "words"], default=default.rendering)
 
@@ -44,6 +45,7 @@ def controls_from(args: argparse.Namespace) -> Controls:
         empty_retries=args.empty_retries,
         empty_mode=args.empty_mode,
         remind_question=args.remind_question,
+        tool_talk=args.tool_talk,
         verify_answer=args.verify_answer,
         rendering=args.rendering,
     )

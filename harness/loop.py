@@ -17,12 +17,12 @@ from harness.errors import NotResumable, ProviderError
 from harness.journal import Journal
 from harness.options import RunOptions
 from harness.policy import bound, may_reuse, signature
-from harness.prompts import check_answer, empty_reply, repeated_call
+from harness.prompts import repeated_call
 from harness.protocols import ModelReply, Tool
 from harness.state import Interruption, RunState, Stop, over, pending
 from harness.stop import Stopped
 from harness.tools.base import Registry
-from harness.turns import AnswerTurn, answer_turn, not_an_answer, request_for, restatement
+from harness.turns import AnswerTurn, answer_turn, ask_again, not_an_answer, request_for, restatement
 from wire.types import ToolCall
 
 
@@ -179,16 +179,9 @@ class Loop:
     def answered(self, reply: ModelReply, kind: AnswerTurn | None) -> Stop | None:
         """A reply without calls ends the run, unless it is not an answer yet (empty, or a call in words)."""
         retry = not_an_answer(self.state, self.controls, reply.message, self.tools.names(), kind)
-        if retry == "empty":
-            self.state.empty_replies += 1
-            if self.controls.empty_mode == "ask" or self.state.empty_replies > 1:  # "call" looks once, then asks
-                self.journal.append({"role": "user", "content": empty_reply(self.state.question)})
-        elif retry == "intent":
-            self.state.nudges += 1  # the next request names the tool it announced
-        elif retry == "unchecked":
-            self.state.checked = True
-            self.journal.append({"role": "user", "content": check_answer(self.state.question)})
         if retry is not None:
+            if (ask := ask_again(self.state, self.controls, retry)) is not None:
+                self.journal.append(ask)
             self.journal.not_an_answer(retry)
             return None
         cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""

@@ -41,6 +41,14 @@ def empty_reply(question: str) -> str:
     return f"Answer the question in plain words, or call a tool if you need one. The question was: {question}"
 
 
+def plain_answer(question: str) -> str:
+    """The re-ask of an answer that talked about the tools (how to call one, what each does) instead."""
+    return (
+        "Answer the question itself, in plain words, from what the tool results above say; do not describe the "
+        f"tools or how to call them. The question was: {question}"
+    )
+
+
 def check_answer(question: str) -> str:
     """The one re-ask of verify_answer: hold the answer against the evidence, look further, or say it again."""
     return (

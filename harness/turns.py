@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeAlias
 
 from harness.config import Controls
 from harness.context import select
-from harness.prompts import answer_now, reminder
+from harness.prompts import answer_now, check_answer, empty_reply, plain_answer, reminder
 from harness.protocols import ModelRequest, ToolChoice
 from harness.state import RunState
 from wire.types import Message, ToolDefinition
@@ -133,15 +133,33 @@ def args_of(arguments: str) -> object:
         return arguments
 
 
+Retry: TypeAlias = Literal["empty", "intent", "tool_talk", "unchecked"]
+
+
 def not_an_answer(
     state: RunState, controls: Controls, message: Message, names: Sequence[str], kind: AnswerTurn | None
-) -> Literal["empty", "intent", "unchecked"] | None:
-    """Why a reply without calls is not yet the answer: it is empty, it names a tool it did not call, or it is
-    the model's first answer and verify_answer wants it checked."""
+) -> Retry | None:
+    """Why a reply without calls is not yet the answer: it is empty; it names a tool it did not call (an
+    intent on a free turn, tool talk on an answer turn); or it is the model's first answer and verify_answer
+    wants it checked."""
     content = str(message.get("content") or "")
     if not content.strip() and state.empty_replies < controls.empty_retries:
         return "empty"
-    named = kind is None and controls.act_on_intent and named_tool(content, names) is not None
-    if named and state.nudges < controls.nudges:
-        return "intent"
+    names_a_tool = named_tool(content, names) is not None and state.nudges < controls.nudges
+    if names_a_tool and (controls.act_on_intent if kind is None else controls.tool_talk):
+        return "intent" if kind is None else "tool_talk"
     return "unchecked" if controls.verify_answer and kind is None and not state.checked else None
+
+
+def ask_again(state: RunState, controls: Controls, retry: Retry) -> Message | None:
+    """Count the retry; the words to add to the transcript for it, if any (an intent is asked by tool_choice)."""
+    if retry == "empty":
+        state.empty_replies += 1
+        if controls.empty_mode == "call" and state.empty_replies == 1:  # "call" looks once, then asks
+            return None
+        return {"role": "user", "content": empty_reply(state.question)}
+    if retry == "unchecked":
+        state.checked = True
+        return {"role": "user", "content": check_answer(state.question)}
+    state.nudges += 1
+    return {"role": "user", "content": plain_answer(state.question)} if retry == "tool_talk" else None

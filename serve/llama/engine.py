@@ -59,20 +59,31 @@ class Row:
 class Engine:
     """A GGUF loaded once, with `sequences` KV streams of `context` cells each."""
 
-    def __init__(self, gguf: Path, context: int = 4096, threads: int = 2, sequences: int = 4, batch: int = 512) -> None:
+    def __init__(
+        self,
+        gguf: Path,
+        context: int = 4096,
+        threads: int = 2,
+        sequences: int = 4,
+        batch: int = 512,
+        batch_invariant: bool = True,
+    ) -> None:
         quiet_logs()
         llama_cpp.llama_backend_init()
         model_params = llama_cpp.llama_model_default_params()
-        # Repacked weights (the default) use a gemm kernel from two rows on and gemv for one, so the same
-        # request decoded beside another would get different logits; plain weights keep replies batch
-        # invariant. Flash attention is off for the same reason (below).
-        model_params.use_extra_bufts = False
+        # Repacked weights (llama.cpp's default) use a gemm kernel from two rows on and gemv for one, so the
+        # same request decoded beside another would get different logits; plain weights keep replies batch
+        # invariant. Flash attention is off for the same reason. `batch_invariant=False` is llama-server's
+        # setup, kept so the benchmarks can show what invariance costs.
+        model_params.use_extra_bufts = not batch_invariant
         self.model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), model_params)
         if not self.model:
             raise EngineError(f"llama.cpp could not load {gguf} (not a GGUF, or a model this llama.cpp cannot run)")
         params = llama_cpp.llama_context_default_params()
         params.n_ctx, params.n_batch, params.n_ubatch = context * sequences, batch, batch
-        params.n_seq_max, params.kv_unified, params.flash_attn_type = sequences, False, 0
+        params.n_seq_max, params.kv_unified = sequences, False
+        auto, off = llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        params.flash_attn_type = off if batch_invariant else auto
         params.n_threads = params.n_threads_batch = threads
         self.ctx = llama_cpp.llama_init_from_model(self.model, params)
         if not self.ctx:

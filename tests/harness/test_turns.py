@@ -65,3 +65,19 @@ async def test_an_answer_turn_is_not_checked_again() -> None:
     result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model=model, controls=controls))
     assert (result.status, result.answer, result.turns) == ("completed", "It is 3.", 3)
     assert "Not run again" in str(seen[2][-1]["content"])
+
+
+async def test_tool_talk_on_an_answer_turn_is_asked_again_in_words() -> None:
+    """Asked to answer, a small model often explains how to call a tool instead; that is not the answer."""
+    replies = (calls(("c1", "probe", {"x": 1})), calls(("c2", "probe", {"x": 1})), "Call `probe` with x=1.", "It is 3.")
+    model, seen = answering(*replies)
+    controls = replace(PLAIN, tool_talk=True, repeat_guard=True, repeats_before_answer=1)
+    result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model=model, controls=controls))
+    assert (result.status, result.answer, result.turns) == ("completed", "It is 3.", 4)
+    reask = seen[3][-1]
+    assert reask["role"] == "user" and QUESTION in str(reask["content"]) and "do not describe" in str(reask["content"])
+
+    model, _ = answering(*replies)
+    controls = replace(controls, tool_talk=False)
+    result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model=model, controls=controls))
+    assert (result.status, result.answer, result.turns) == ("completed", "Call `probe` with x=1.", 3)
