@@ -75,7 +75,7 @@ class Scheduler:
     ) -> None:
         self.engine, self.make_decoder = engine, make_decoder
         self.parallel, self.chunk = parallel, chunk
-        self.slots = Slots(engine.sequences, chunk, reuse=prompt_cache)
+        self.slots = Slots(engine.sequences, chunk, reuse=prompt_cache, working=parallel)
         self.waiting: deque[Ticket] = deque()
         self.active: list[Active] = []
         self.wakeup = threading.Condition()
@@ -153,7 +153,10 @@ class Scheduler:
                 if plan is None:
                     return
                 self.waiting.popleft()
-            slot, began = self.slots.take(plan), time.perf_counter()
+            began = time.perf_counter()
+            if plan.keep_in is not None:
+                self.engine.copy(plan.slot.sequence, plan.keep_in.sequence)
+            slot = self.slots.take(plan)
             if plan.copy_from is not None:
                 self.engine.copy(plan.copy_from.sequence, slot.sequence)
             self.engine.keep(slot.sequence, plan.reuse)

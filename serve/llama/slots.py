@@ -5,10 +5,14 @@ aligned to absolute positions, and only cells computed as whole aligned chunks o
 so a request does the same arithmetic whether its prefix was cached or not (same request, same reply).
 Generated tokens and a prompt's last partial chunk are evaluated again on the next turn.
 
-Choosing a sequence: the free sequence that already holds the longest reusable prefix of the prompt (its
-own conversation); if another sequence (free or busy) holds a longer one (a shared system prompt and
-tools, say), that sequence is copied whole into the least recently used free one, so neither
-conversation loses its cells. Nothing is ever serialised out of llama.cpp.
+Choosing a sequence: requests decode in the first `working` sequences, the rest only keep conversations.
+A request whose conversation sits in a free working sequence continues there. Any other takes the lowest
+free working sequence, so the busy ones stay consecutive: with a non-unified KV cache llama.cpp decodes a
+run of consecutive sequences in one pass over the weights and splits anything else into more passes. A
+longer reusable prefix held elsewhere (the request's own conversation, kept aside, or a shared system
+prompt and tools) is copied in whole; what the chosen sequence held is first copied to the least recently
+used free sequence, so the conversation evicted is always the least recently used one. Nothing is ever
+serialised out of llama.cpp.
 """
 
 from __future__ import annotations
@@ -45,37 +49,49 @@ class Plan:
     slot: Slot
     reuse: int  # prompt tokens served from the cache
     copy_from: Slot | None = None  # copy this slot's sequence into `slot` first
+    keep_in: Slot | None = None  # before that, keep what `slot` holds by copying it here
 
 
 class Slots:
-    def __init__(self, count: int, chunk: int, reuse: bool = True) -> None:
+    def __init__(self, count: int, chunk: int, reuse: bool = True, working: int | None = None) -> None:
         self.slots = [Slot(i) for i in range(count)]
         self.chunk, self.reuse = chunk, reuse
+        self.working = min(count, working or count)
         self.clock = 0
 
     def free(self) -> list[Slot]:
-        return [s for s in self.slots if not s.busy]
+        return [s for s in self.slots[: self.working] if not s.busy]
 
     def plan(self, prompt: Sequence[int]) -> Plan | None:
-        """Where to run a prompt, or None when every sequence is busy."""
+        """Where to run a prompt, or None when every working sequence is busy."""
         free = self.free()
         if not free:
             return None
         if not self.reuse:
             return Plan(min(free, key=lambda s: s.used), 0)
-        own = max(free, key=lambda s: (s.reusable(prompt, self.chunk), -s.used))
-        best = max(self.slots, key=lambda s: s.reusable(prompt, self.chunk))
-        own_reuse, best_reuse = own.reusable(prompt, self.chunk), best.reusable(prompt, self.chunk)
-        if best_reuse > own_reuse:
-            target = min(free, key=lambda s: (s.used, s.reusable(prompt, self.chunk)))
-            return Plan(target, best_reuse, best)
-        if own_reuse == 0:
-            own = min(free, key=lambda s: s.used)  # nothing to reuse: take the least recently used
-        return Plan(own, own_reuse)
+        reuse = max(s.reusable(prompt, self.chunk) for s in self.slots)
+        in_place = [s for s in free if reuse and s.reusable(prompt, self.chunk) == reuse]
+        if in_place:
+            return Plan(in_place[0], reuse)
+        target = free[0]
+        source = next((s for s in self.slots if reuse and s.reusable(prompt, self.chunk) == reuse), None)
+        return Plan(target, reuse, source, self.keeper(target, source))
+
+    def keeper(self, target: Slot, source: Slot | None) -> Slot | None:
+        """Where the target's conversation goes: the least recently used idle sequence, if it is older."""
+        if not target.exact:
+            return None
+        idle = [s for s in self.slots if not s.busy and s is not target and s is not source]
+        # an empty sequence first (one that only keeps: working ones stay free for newcomers), else the LRU
+        oldest = min(idle, key=lambda s: (1, s.used) if s.exact else (0, s.sequence < self.working), default=None)
+        return oldest if oldest is not None and (not oldest.exact or oldest.used < target.used) else None
 
     def take(self, plan: Plan) -> Slot:
         self.clock += 1
         slot = plan.slot
+        if plan.keep_in is not None:
+            keeper = plan.keep_in
+            keeper.tokens, keeper.exact, keeper.used = list(slot.tokens), slot.exact, slot.used
         if plan.copy_from is not None:
             slot.tokens, slot.exact = list(plan.copy_from.tokens), plan.copy_from.exact
         del slot.tokens[plan.reuse :]
