@@ -177,7 +177,7 @@ class Loop:
         return self.admit(calls) if calls else self.answered(reply, kind)
 
     def answered(self, reply: ModelReply, kind: AnswerTurn | None) -> Stop | None:
-        """A reply without calls ends the run, unless it is not an answer yet (empty, or a call in words)."""
+        """A reply without calls ends the run, unless it is not an answer yet (see turns.not_an_answer)."""
         retry = not_an_answer(self.state, self.controls, reply.message, self.tools.names(), kind)
         if retry is not None:
             if (ask := ask_again(self.state, self.controls, retry)) is not None:

@@ -25,9 +25,10 @@ from serve.llama.slots import Slot, Slots
 from wire.types import Timings, usage_of
 
 log = logging.getLogger(__name__)
-# ggml's CPU matmul switches kernels at 8 rows (measured: 1..7 rows give bit-identical logits per row,
-# 8 do not), so a shared decode call of more rows would make a reply depend on its neighbours. Four
-# leaves a margin and matches the default --parallel; more concurrent requests take more calls.
+# An earlier measurement found 1..7 decode rows bit-identical per row and 8 not; a later one found a decode
+# row beside 8-64 rows of another sequence's prompt identical, so where (or whether) the kernels switch is
+# not settled. Four rows per call stays inside what was measured identical and matches the default
+# --parallel; more concurrent requests take more calls.
 DECODE_ROWS = 4
 Sink = Callable[[Event | EngineError], None]
 

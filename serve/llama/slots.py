@@ -69,12 +69,14 @@ class Slots:
             return None
         if not self.reuse:
             return Plan(min(free, key=lambda s: s.used), 0)
-        reuse = max(s.reusable(prompt, self.chunk) for s in self.slots)
-        in_place = [s for s in free if reuse and s.reusable(prompt, self.chunk) == reuse]
+        reusable = {s.sequence: s.reusable(prompt, self.chunk) for s in self.slots}
+        reuse = max(reusable.values())
+        holders = [s for s in self.slots if reuse and reusable[s.sequence] == reuse]
+        in_place = [s for s in holders if not s.busy and s.sequence < self.working]  # free ones, by identity
         if in_place:
             return Plan(in_place[0], reuse)
         target = free[0]
-        source = next((s for s in self.slots if reuse and s.reusable(prompt, self.chunk) == reuse), None)
+        source = holders[0] if holders else None
         return Plan(target, reuse, source, self.keeper(target, source))
 
     def keeper(self, target: Slot, source: Slot | None) -> Slot | None:
