@@ -143,6 +143,7 @@ class RunCommand:
         except BaseException:  # Stop: the run cancelled us
             kill_group(process.pid)
             readers.cancel()
+            await self.reap(process)
             raise
         kill_group(process.pid)  # on timeout, and for children that outlived the leader
         code = await process.wait()
@@ -153,6 +154,13 @@ class RunCommand:
                 f"command {preset.name} timed out after {preset.timeout_s:g}s; its process group was killed\n{report}"
             )
         return f"exit code: {code}\n{report}"
+
+    @staticmethod
+    async def reap(process: asyncio.subprocess.Process) -> None:
+        """Collect the killed leader while this event loop runs, so its transport is closed here and not by the
+        garbage collector after the loop has closed (which raised "Event loop is closed" in a later test)."""
+        with suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(process.wait()), DRAIN_AFTER_EXIT_S)
 
     @staticmethod
     async def settle(readers: asyncio.Future[Any]) -> None:
