@@ -6,9 +6,11 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 import httpx
 
@@ -51,6 +53,9 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
+        # Not a pipe: nobody reads a pipe while the server runs, and a full one (about 64 KiB of request
+        # logs) blocks the server mid-request. A file keeps the tail for a start-up failure's message.
+        self.errors: IO[bytes] | None = None
 
     @property
     def base_url(self) -> str:
@@ -58,12 +63,14 @@ class ServerProcess:
 
     def start(self, timeout: float = 180.0) -> ServerProcess:
         output = self.log.open("ab") if self.log else subprocess.DEVNULL
+        # closed in stop(): it lives as long as the process, not a block
+        self.errors = None if self.log else tempfile.TemporaryFile(prefix="server-")  # noqa: SIM115
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module, "--host", "127.0.0.1", "--port", str(self.port), *self.args],
             cwd=PROJECT_ROOT,
             env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
             stdout=output,
-            stderr=subprocess.STDOUT if self.log else subprocess.PIPE,
+            stderr=subprocess.STDOUT if self.errors is None else self.errors,
         )
         try:
             self.wait_healthy(timeout)
@@ -77,7 +84,7 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                detail = self.process.stderr.read().decode(errors="replace")[-2000:] if self.process.stderr else ""
+                detail = self.error_tail()
                 where = f" (see {self.log})" if self.log else ""
                 raise ServerFailed(f"{self.module} exited with code {self.process.returncode}{where}: {detail}")
             if healthy(self.url):
@@ -95,8 +102,14 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process.stderr:
-            self.process.stderr.close()
+        if self.errors is not None:
+            self.errors.close()
+
+    def error_tail(self) -> str:
+        if self.errors is None:
+            return ""
+        self.errors.seek(0)
+        return self.errors.read().decode(errors="replace")[-2000:]
 
     def __enter__(self) -> ServerProcess:
         return self.start()
