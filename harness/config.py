@@ -14,7 +14,7 @@ from harness.limits import Limits
 from harness.policy import Dedupe, ErrorMode
 from harness.presets import CommandPreset
 
-AnswerMode: TypeAlias = Literal["offered", "restated", "prose"]
+AnswerMode: TypeAlias = Literal["offered", "restated", "prose", "digest"]
 Rendering: TypeAlias = Literal["native", "hermes", "words"]
 EmptyMode: TypeAlias = Literal["ask", "call"]
 ALL_TOOLS = ("list_files", "read_file", "delete_file", "write_file", "scan_archive", "research", "run_command")
@@ -38,7 +38,10 @@ class Controls:
       reached; the answer is kept).
     answer_mode: how an answer turn is asked: `offered` (tools still offered, tool_choice none), `restated`
       (no tools, the question asked again in words), `prose` (tools offered, tool_choice none, and a
-      grammar that makes the reply prose: it cannot open with {, <, [ or a fence).
+      grammar that makes the reply prose: it cannot open with {, <, [ or a fence), `digest` (a fresh
+      conversation: the run's system prompt and one message holding the question and every distinct call's
+      result, no tools, the prose grammar; nothing of the transcript's call syntax or the model's own replies
+      to copy).
     parallel_calls: ask for parallel_tool_calls, so one reply may hold several calls.
     empty_retries: a reply with neither text nor a call is not an answer; it is asked again this many times
       (each a turn), in words (empty_mode `ask`) or by requiring a tool call (`call`: it has not found it yet).
@@ -49,11 +52,15 @@ class Controls:
       times a run, shared with act_on_intent).
     verify_answer: the first answer the model gives on its own is not taken yet: it is asked once to check it
       against the tool results and to look further if they do not yet show it (a turn), then answer again.
+    answer_from_results: the first answer the model gives on its own is asked once more as a digest (see
+      answer_mode) when the run has tool results; the digest's reply is the answer. A small model that has
+      looked in the right place often answers by echoing the last result or by describing its tools; asked
+      the question beside the results alone, it states them.
     rendering: how past calls and results reach the model: `native` (the server's template), `hermes`
       (asks a server that supports it for the Hermes text), `words` (the harness writes them as plain sentences).
     """
 
-    look_turns: int = 2
+    look_turns: int = 3
     # Off by default: measured on and off on both suites and both Qwen coders, they never changed an
     # answer, a turn or a tool run (the README's controls table); a control must help to be on.
     act_on_intent: bool = False
@@ -61,7 +68,7 @@ class Controls:
     repeat_guard: bool = True
     repeats_before_answer: int = 1
     answer_at_cap: bool = False
-    answer_mode: AnswerMode = "prose"
+    answer_mode: AnswerMode = "digest"
     parallel_calls: bool = True
     empty_retries: int = 2
     empty_mode: EmptyMode = "call"
@@ -69,6 +76,7 @@ class Controls:
     remind_question: bool = False
     tool_talk: bool = False
     verify_answer: bool = False
+    answer_from_results: bool = True
     rendering: Rendering = "native"
 
     @classmethod
@@ -82,6 +90,7 @@ class Controls:
             answer_at_cap=False,
             parallel_calls=False,
             empty_retries=0,
+            answer_from_results=False,
         )
 
     def __post_init__(self) -> None:

@@ -18,7 +18,7 @@ def add_controls(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--repeat-guard", action=on, default=default.repeat_guard, help="refuse identical read calls")
     group.add_argument("--repeats-before-answer", type=int, default=default.repeats_before_answer)
     group.add_argument("--answer-at-cap", action=on, default=default.answer_at_cap, help="answer turn at the cap")
-    group.add_argument("--answer-mode", choices=["offered", "restated", "prose"], default=default.answer_mode)
+    group.add_argument("--answer-mode", choices=["offered", "restated", "prose", "digest"], default=default.answer_mode)
     group.add_argument("--parallel-calls", action=on, default=default.parallel_calls, help="ask for parallel calls")
     group.add_argument("--empty-retries", type=int, default=default.empty_retries, help="re-asks of an empty reply")
     group.add_argument(
@@ -27,6 +27,9 @@ def add_controls(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--remind-question", action=on, default=default.remind_question, help="question after results")
     group.add_argument("--tool-talk", action=on, default=default.tool_talk, help="re-ask answers about tools")
     group.add_argument("--verify-answer", action=on, default=default.verify_answer, help="check an answer once")
+    group.add_argument(
+        "--answer-from-results", action=on, default=default.answer_from_results, help="re-ask an answer as a digest"
+    )
     group.add_argument("--rendering", choices=["native", "hermes", "words"], default=default.rendering)
 
 
@@ -47,5 +50,6 @@ def controls_from(args: argparse.Namespace) -> Controls:
         remind_question=args.remind_question,
         tool_talk=args.tool_talk,
         verify_answer=args.verify_answer,
+        answer_from_results=args.answer_from_results,
         rendering=args.rendering,
     )

@@ -88,7 +88,8 @@ class Journal:
         self.emit({**self.header(), "type": "context_trimmed", "dropped_messages": dropped})
 
     def not_an_answer(self, why: str) -> None:
-        self.emit({**self.header(), "type": "not_an_answer", "turn": self.state.turns, "why": why})
+        """Saved with the event: the retry's counters (and a digest now due) survive a kill."""
+        self.save_then_emit({**self.header(), "type": "not_an_answer", "turn": self.state.turns, "why": why})
 
     def append(self, message: Message) -> None:
         """A message the harness adds to the transcript itself (an answer turn's question, a re-ask)."""

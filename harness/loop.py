@@ -22,7 +22,16 @@ from harness.protocols import ModelReply, Tool
 from harness.state import Interruption, RunState, Stop, over, pending
 from harness.stop import Stopped
 from harness.tools.base import Registry
-from harness.turns import AnswerTurn, answer_turn, ask_again, not_an_answer, request_for, restatement
+from harness.turns import (
+    AnswerTurn,
+    answer_turn,
+    ask_again,
+    asks_digest,
+    not_an_answer,
+    request_for,
+    restatement,
+    words_only,
+)
 from wire.types import ToolCall
 
 
@@ -150,11 +159,7 @@ class Loop:
     # step 3: ask the model, record the reply, admit its batch -----------------------------------------
     async def take_turn(self) -> Stop | None:
         kind = answer_turn(self.state, self.controls)
-        if (
-            kind is not None
-            and self.controls.answer_mode == "restated"
-            and self.state.messages[-1] != (ask := restatement(self.state))
-        ):
+        if (ask := restatement(self.state, self.controls, kind)) is not None:
             self.journal.append(ask)
         try:
             request, dropped = request_for(
@@ -170,6 +175,9 @@ class Loop:
             self.journal.context_trimmed(dropped)
         began = time.perf_counter()
         reply = await self.signal.race(self.options.model.complete(request))
+        if asks_digest(kind, self.controls):
+            self.state.digest = "done"  # saved with the reply: a resumed run never asks it twice
+            reply = words_only(reply)
         self.journal.reply(reply, (time.perf_counter() - began) * 1000, kind)
         if kind == "repeats":
             self.state.repeats = 0

@@ -31,7 +31,8 @@ class RunOptions:
     max_tokens: int | None = None
     trace_payloads: bool = False
     count_tokens: Callable[[Message], int] | None = None  # only needed under a context budget
-    controls: Controls = field(default_factory=Controls)
+    # the plain loop: a library caller's model is not assumed small; RunConfig (CLI, eval) turns the controls on
+    controls: Controls = field(default_factory=Controls.off)
 
     def token_counter(self, limits: Limits) -> Callable[[Message], int]:
         """Counts a message's tokens; the encoder is loaded only when a context budget needs it."""

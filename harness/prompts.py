@@ -1,7 +1,8 @@
 """Every sentence the harness itself says to a model, in one place.
 
 The default system prompt is written for small models: plain, short, and explicit about when to stop
-calling tools. Nothing here names a task's words: no file names, no subjects.
+calling tools. Nothing here names a task's words: no file names, no subjects. The digest an answer
+turn may be asked in is a format both ends read, so it lives in `wire.digest`.
 """
 
 from __future__ import annotations

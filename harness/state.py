@@ -24,6 +24,7 @@ FORMAT_VERSION = 2
 Status: TypeAlias = Literal["running", "completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"]
 InterruptionType: TypeAlias = Literal["approval", "max_turns", "max_budget", "cancelled"]
 ErrorSource: TypeAlias = Literal["provider", "tool", "harness"]
+DigestStage: TypeAlias = Literal["none", "due", "done"]
 
 RESUMABLE: frozenset[Status] = frozenset({"max_turns_exceeded", "budget_exceeded", "interrupted"})
 """A run that ended this way has a valid transcript and can go on; `completed` and `failed` cannot."""
@@ -83,6 +84,7 @@ class RunState:
     empty_replies: int = 0  # replies with neither text nor a call
     nudges: int = 0  # replies that named a tool instead of calling it, asked again
     checked: bool = False  # the model was asked to check its first answer (verify_answer)
+    digest: DigestStage = "none"  # answer_from_results: its digest turn is due, or was asked
     children: dict[str, RunState] = field(default_factory=dict)  # call id -> a sub-agent's run, as it stands
     trace_seq: int = 0
     config: RunConfig | None = None  # how to rebuild model and tools on resume

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serve.errors import ScriptExhausted
+from wire import digest
 
 
 @dataclass(frozen=True)
@@ -46,17 +47,23 @@ class Transcript:
 
     @property
     def question(self) -> str:
-        return next((str(m["content"]) for m in self.messages if m["role"] == "user"), "")
+        first = next((str(m["content"]) for m in self.messages if m["role"] == "user"), "")
+        read = digest.read(first)
+        return first if read is None else read[0]
 
     @property
     def tool_text(self) -> str:
         return "\n".join(str(m["content"]) for m in self.messages if m["role"] == "tool")
 
     def results(self) -> list[ToolResult]:
-        """Every tool result, paired with the call it answers."""
+        """Every tool result, paired with the call it answers; a digest's results count as the tool's own."""
         calls: dict[str, tuple[str, Mapping[str, Any]]] = {}
         results = []
         for message in self.messages:
+            if message["role"] == "user" and (read := digest.read(str(message["content"]))) is not None:
+                for index, found in enumerate(read[1]):
+                    arguments = found.arguments if not isinstance(found.arguments, str) else {}
+                    results.append(ToolResult(f"digest_{index}", found.name, arguments, found.result))
             for call in message.get("tool_calls") or []:
                 calls[call["id"]] = (call["function"]["name"], parse_arguments(call["function"]["arguments"]))
             if message["role"] == "tool" and message["tool_call_id"] in calls:

@@ -12,6 +12,7 @@ from openai import OpenAI
 
 from tests.conftest import Server
 from tests.serve.scripted_driver import drive, folder_tools, trajectory
+from wire.digest import Finding, write
 
 FIRST = {
     "errors.log": "INFO boot\nERROR worker 7 timed out after 30000 ms\n" + "INFO heartbeat ok\n" * 20,
@@ -133,3 +134,23 @@ def test_solve_reads_questions_asked_in_other_words_on_a_workspace_it_has_not_se
     }
     answer = trajectory(drive(client, "solve", question, folder_tools(root)))[-1]
     assert right(truth, answer), answer
+
+
+@pytest.mark.parametrize("files", [FIRST, SECOND], ids=["first", "second"])
+def test_solve_answers_a_digest_from_the_results_in_it(client: OpenAI, tmp_path: Path, files: dict[str, str]) -> None:
+    """Asked as a digest (the question beside the results, no tools), solve answers from what the digest holds."""
+    root = build(tmp_path / "ws", files)
+    truth = expected(root)
+    listing = "\n".join(f"{p.name} ({p.stat().st_size:,} bytes)" for p in sorted(root.iterdir()))
+    found = [Finding("list_files", {}, listing)]
+    found += [Finding("read_file", {"path": p.name}, p.read_text()) for p in sorted(root.iterdir())]
+
+    def answer(question: str, findings: list[Finding]) -> str:
+        message = {"role": "user", "content": write(question, findings)}
+        reply = client.chat.completions.create(model="solve", messages=[message])  # type: ignore[list-item]
+        return reply.choices[0].message.content or ""
+
+    assert answer("Which file is the largest?", found).startswith(f"The largest file is {truth['largest']} (")
+    assert answer("Which file mentions a timeout?", found).startswith(f"{truth['timeout']} mentions timeout")
+    assert answer("How many files are in the directory?", found[:1]).startswith(f"There are {truth['count']} files")
+    assert "not looked" in answer("Which file mentions a timeout?", [])
