@@ -52,10 +52,10 @@ class Controls:
       times a run, shared with act_on_intent).
     verify_answer: the first answer the model gives on its own is not taken yet: it is asked once to check it
       against the tool results and to look further if they do not yet show it (a turn), then answer again.
-    answer_from_results: the first answer the model gives on its own is asked once more as a digest (see
-      answer_mode) when the run has tool results; the digest's reply is the answer. A small model that has
-      looked in the right place often answers by echoing the last result or by describing its tools; asked
-      the question beside the results alone, it states them.
+    answer_from_results: the first answer the model gives that was not asked as a digest (on its own, or on an
+      answer turn asked another way) is asked once more as a digest (see answer_mode) when the run has tool
+      results; the digest's reply is the answer. A small model that has looked in the right place often
+      answers by echoing the last result or by describing its tools; beside the results alone, it states them.
     rendering: how past calls and results reach the model: `native` (the server's template), `hermes`
       (asks a server that supports it for the Hermes text), `words` (the harness writes them as plain sentences).
     """
