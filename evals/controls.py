@@ -51,7 +51,7 @@ def variants() -> list[Variant]:
         Variant("remind_question on", replace(default, remind_question=True)),
         Variant("verify_answer on", replace(default, verify_answer=True)),
         Variant("tool_talk on", replace(default, tool_talk=True)),
-        Variant("answer_from_results off", replace(default, answer_from_results=False)),
+        Variant("answer_from_results on", replace(default, answer_from_results=True)),
         Variant(
             "the previous defaults: look_turns 2, answer_mode prose, answer_from_results off",
             replace(default, look_turns=2, answer_mode="prose", answer_from_results=False),

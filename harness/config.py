@@ -76,7 +76,8 @@ class Controls:
     remind_question: bool = False
     tool_talk: bool = False
     verify_answer: bool = False
-    answer_from_results: bool = True
+    # Off: with answer turns asked as a digest it changed no answer on either coder, and costs a turn
+    answer_from_results: bool = False
     rendering: Rendering = "native"
 
     @classmethod
