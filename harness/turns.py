@@ -203,10 +203,8 @@ def not_an_answer(
         return "intent" if kind is None else "tool_talk"
     if controls.verify_answer and kind is None and not state.checked:
         return "unchecked"
-    has_results = any(m["role"] == "tool" for m in state.messages)
-    if controls.answer_from_results and state.digest == "none" and not asks_digest(kind, controls) and has_results:
-        return "digest"
-    return None
+    wants_digest = controls.answer_from_results and state.digest == "none" and not asks_digest(kind, controls)
+    return "digest" if wants_digest and any(m["role"] == "tool" for m in state.messages) else None
 
 
 def ask_again(state: RunState, controls: Controls, retry: Retry) -> Message | None:

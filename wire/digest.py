@@ -30,6 +30,7 @@ from typing import Any
 
 OPENING, BODY, CLOSING = "Question: ", "\n\nWhat the tools returned:\n\n", "\n\nAnswer the question: "
 HEADER = re.compile(r"^(?P<name>[A-Za-z_][\w.-]*)\((?P<arguments>.*)\) returned:$", re.MULTILINE)
+KEY = re.compile(r"([A-Za-z_]\w*)=")
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
     if not rest.endswith(CLOSING + question):
         return None
     body = rest[: -len(CLOSING + question)]
-    headers = [h for h in HEADER.finditer(body) if h.start() == 0 or body[: h.start()].endswith("\n\n")]
+    # a header opens the body or follows a blank line; one inside a result does not count
+    headers = [h for h in HEADER.finditer(body) if h.start() == 0 or body[h.start() - 2 : h.start()] == "\n\n"]
     findings = []
     for index, header in enumerate(headers):
         end = headers[index + 1].start() - 2 if index + 1 < len(headers) else len(body)
@@ -73,7 +75,7 @@ def arguments_of(shown: str) -> Mapping[str, Any] | str:
     """`key="value", n=3` back into a mapping; text that is not in that form stays text."""
     decoder, arguments, at = json.JSONDecoder(), {}, 0
     while at < len(shown):
-        key = re.compile(r"([A-Za-z_]\w*)=").match(shown, at)
+        key = KEY.match(shown, at)
         if key is None:
             return shown
         try:
