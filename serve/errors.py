@@ -7,7 +7,8 @@ ServeError
 │   │   └── ScriptExhausted         400, code script_exhausted (a scenario has no reply for this request)
 │   ├── UnknownModel          404, code model_not_found (lists the valid names)
 │   ├── RouteNotFound         404 for a path the server does not have
-│   └── PayloadTooLarge       413, the body is over the server's limit (refused before it is parsed)
+│   ├── PayloadTooLarge       413, the body is over the server's limit (refused before it is parsed)
+│   └── Unavailable           503, the server cannot serve now (stopping, stalled, a helper process down)
 └── EngineError               llama.cpp failed while loading or generating (translated once, in the engine)
 """
 
@@ -70,6 +71,12 @@ class PayloadTooLarge(APIError):
     status = 413
     type = "invalid_request_error"
     code = "payload_too_large"
+
+
+class Unavailable(APIError):
+    status = 503
+    type = "server_error"
+    code = "unavailable"
 
 
 class EngineError(ServeError):

@@ -102,6 +102,8 @@ class ResponseFormat(BaseModel):
 
 
 MAX_STOP_STRINGS = 16
+RANDOM_SEED = -1
+MAX_SEED = 2**63 - 1
 
 
 def joined_content(content: object, where: str) -> object:
@@ -143,7 +145,8 @@ class ChatCompletionRequest(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     top_p: float | None = Field(default=None, gt=0, le=1)
     stop: str | list[str] | None = None
-    seed: int | None = None
+    # -1 asks for a fresh random seed (llama-server's reading); otherwise 0 to 2**63 - 1
+    seed: int | None = Field(default=None, ge=RANDOM_SEED, le=MAX_SEED)
     n: int | None = Field(default=None, ge=1)
     logprobs: bool | None = None
     top_logprobs: int | None = Field(default=None, ge=0, le=20)

@@ -25,7 +25,7 @@ from serve.core.backend import Backend, Finished
 from serve.core.metrics import Metrics
 from serve.core.replies import completion, error_body, stream
 from serve.core.validation import MAX_BODY_DEPTH, check_request, depth
-from serve.errors import APIError, InvalidRequest, PayloadTooLarge, RouteNotFound, UnknownModel
+from serve.errors import APIError, InvalidRequest, PayloadTooLarge, RouteNotFound, Unavailable, UnknownModel
 from wire.types import ChatCompletionRequest, ModelList, completion_id, first_error
 
 log = logging.getLogger("serve.access")
@@ -180,6 +180,9 @@ def install_routes(app: FastAPI, server: Server) -> None:
 
     @app.get("/health")
     async def health() -> dict[str, str]:
+        fault = backend.fault()
+        if fault is not None:
+            raise Unavailable(fault)
         return {"status": "ok"}
 
     @app.get("/healthz")

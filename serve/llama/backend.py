@@ -13,8 +13,9 @@ from models.dialects import OPEN
 from models.template import ChatTemplate
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRequest
-from serve.llama.chat import plan, prompt_text
-from serve.llama.constraints import Grammars
+from serve.llama.chat import Plan, plan, prompt_text
+from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compiler, CompileThreads
+from serve.llama.constraints import FAMILIES, Grammars
 from serve.llama.decoding import Decoder, Settings
 from serve.llama.engine import Engine
 from serve.llama.scheduler import Scheduler, Ticket
@@ -27,6 +28,7 @@ class Options:
     chunk: int = 64
     jump_forward: bool = True
     prompt_cache: bool = True
+    compile_timeout_s: float = DEFAULT_TIMEOUT_S  # a client's grammar or schema compiles within this, or is refused
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,18 @@ class LlamaBackend:
     def __init__(self, engine: Engine, facts: ModelFacts, options: Options | None = None) -> None:
         self.engine, self.facts, self.options = engine, facts, options or Options()
         self.template = ChatTemplate(engine.chat_template, bos_token=engine.bos_text, eos_token=engine.eos_text)
-        self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN))
+        self.compiler = Compiler(engine.gguf, self.options.compile_timeout_s)
+        self.compiler.start()
+        self.compile_threads = CompileThreads()
+        self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN), self.compiler)
         self.ends = engine.end_tokens()
         self.scheduler = Scheduler(
-            engine, self.decoder, self.options.parallel, self.options.chunk, self.options.prompt_cache
+            engine,
+            self.decoder,
+            self.options.parallel,
+            self.options.chunk,
+            self.options.prompt_cache,
+            stack_bytes=COMPILE_STACK_BYTES,  # it compiles a tool call's grammar when a reply opens one
         )
         self.scheduler.start()
         self.requests = self.malformed_tool_calls = 0
@@ -57,6 +67,8 @@ class LlamaBackend:
 
     def close(self) -> None:
         self.scheduler.stop()
+        self.compile_threads.close()
+        self.compiler.close()
 
     # --- what the server says about itself ------------------------------------------------------------
     def meta(self) -> dict[str, Any]:
@@ -71,10 +83,15 @@ class LlamaBackend:
     def model_cards(self) -> list[ModelCard]:
         return [ModelCard(id=self.facts.name, owned_by="llama.cpp", description=self.facts.file, meta=self.meta())]
 
+    def fault(self) -> str | None:
+        return self.scheduler.fault()
+
     def health(self) -> dict[str, Any]:
         engine = self.engine
+        fault = self.fault()
         return {
-            "status": "ok",
+            "status": "ok" if fault is None else "unavailable",
+            **({"fault": fault} if fault is not None else {}),
             "model": self.facts.name,
             "loaded": True,
             **self.meta(),
@@ -88,6 +105,8 @@ class LlamaBackend:
             "requests": self.requests,
             "queue_depth": self.queue_depth(),
             "malformed_tool_calls": self.malformed_tool_calls,
+            "failed_requests": self.scheduler.failures,
+            "grammar_compiler_restarts": self.compiler.restarts,
         }
 
     def queue_depth(self) -> int:
@@ -97,7 +116,7 @@ class LlamaBackend:
     async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared:
         if request.top_logprobs and not request.logprobs:
             raise InvalidRequest("top_logprobs needs logprobs: true", param="top_logprobs")
-        rough = plan(request, self.grammars, 1, self.options.jump_forward)
+        rough = await self.compile_threads.run(lambda: self.planned(request))
         text = prompt_text(self.template, request, rough.shown)
         prompt = await anyio.to_thread.run_sync(self.engine.tokenize, text)
         if len(prompt) >= self.engine.context:
@@ -107,6 +126,19 @@ class LlamaBackend:
         settings = replace(rough.settings, max_tokens=limit)
         self.requests += 1
         return Prepared(request, len(prompt), (prompt, settings))
+
+    def planned(self, request: ChatCompletionRequest) -> Plan:
+        """The request's plan, with every grammar it may use compiled now (off the event loop and the decode
+        thread): the decode thread then only copies matchers."""
+        rough = plan(request, self.grammars, 1, self.options.jump_forward)
+        settings = rough.settings
+        if settings.forced is not None:
+            self.grammars.matcher(settings.forced)
+        if settings.tools is not None:
+            for grammar in (settings.tools, replace(settings.tools, flexible=True)):
+                for family in FAMILIES:
+                    self.grammars.matcher(grammar.lark(family))
+        return rough
 
     async def run(self, job: Prepared) -> AsyncGenerator[Event, None]:
         prompt, settings = job.state

@@ -18,7 +18,7 @@ from models.template import ChatTemplate
 from serve.errors import InvalidRequest
 from serve.llama.constraints import Grammars, json_document, json_reply
 from serve.llama.decoding import Settings
-from wire.types import ChatCompletionRequest, ToolDefinition
+from wire.types import RANDOM_SEED, ChatCompletionRequest, ToolDefinition
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
         max_tokens=max_tokens,
         temperature=request.temperature if request.temperature is not None else 0.0,
         top_p=request.top_p if request.top_p is not None else 1.0,
-        seed=request.seed if request.seed is not None else 0,
+        seed=None if request.seed == RANDOM_SEED else request.seed or 0,
         stop=tuple(request.stop_strings()),
         logprobs=bool(request.logprobs),
         top_logprobs=request.top_logprobs or 0,

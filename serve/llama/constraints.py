@@ -13,6 +13,8 @@ chose); from the tool name on, the separators are fixed, so most of a call is fo
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,15 +24,16 @@ from llguidance.gbnf_to_lark import gbnf_to_lark
 
 from models.dialects import CLOSE, OPEN
 from serve.errors import InvalidRequest
+from serve.llama.compiler import Compiler
 from wire.types import ToolDefinition
 
 Family = Literal["anchored", "tagged", "fenced", "required"]
+FAMILIES: tuple[Family, ...] = ("anchored", "tagged", "fenced")  # the forms a call opened in auto mode takes
 MAX_CALLS = 8  # per reply: a model repeating itself is cut off by the grammar, not by max_tokens
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 FLEXIBLE_STYLE = {"whitespace_flexible": True}
 EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
-# a reply that must be prose: it may not open with JSON, a tag or a fence
-PROSE = "start: PROSE\nPROSE: /[^{<`\\[\\s](?s:.*)/ | /\\s+[^{<`\\[\\s](?s:.*)/\n"
+MATCHERS = 64  # compiled grammars kept
 
 
 @dataclass(frozen=True)
@@ -124,18 +127,34 @@ def json_reply(schema: Mapping[str, Any]) -> str:
 
 
 class Grammars:
-    """Compiles grammars against one vocabulary and says, in words, which part of a request cannot be compiled."""
+    """Compiles grammars against one vocabulary and says, in words, which part of a request cannot be compiled.
 
-    def __init__(self, tokenizer: Any, special_tag: bool) -> None:
-        self.tokenizer, self.special_tag = tokenizer, special_tag
+    With a Compiler, every grammar is first compiled in its process (bounded, timed, a crash there is a
+    refusal); only then here. Compiled matchers are kept (the most recently used MATCHERS of them) and each
+    request gets a copy, so the decode thread never compiles a grammar it has seen.
+    """
+
+    def __init__(self, tokenizer: Any, special_tag: bool, compiler: Compiler | None = None) -> None:
+        self.tokenizer, self.special_tag, self.compiler = tokenizer, special_tag, compiler
         self.checked: dict[str, str] = {}
+        self.compiled: OrderedDict[str, llguidance.LLMatcher] = OrderedDict()
+        self.lock = threading.Lock()
 
     def problem(self, grammar: str) -> str:
         if grammar not in self.checked:
             if len(self.checked) > 4096:
                 self.checked.clear()
-            self.checked[grammar] = llguidance.LLMatcher.validate_grammar(grammar, self.tokenizer)
+            self.checked[grammar] = self.compile_problem(grammar)
         return self.checked[grammar]
+
+    def compile_problem(self, grammar: str) -> str:
+        if self.compiler is None:
+            return str(llguidance.LLMatcher.validate_grammar(grammar, self.tokenizer))
+        try:
+            self.compiler.lark(grammar)
+        except InvalidRequest as exc:
+            return exc.message
+        return ""
 
     def check_tools(self, tools: Sequence[ToolDefinition]) -> None:
         """Each tool's schema compiled alone, so the error names the tool."""
@@ -155,11 +174,22 @@ class Grammars:
         return grammar
 
     def tool_grammar(self, tools: Sequence[ToolDefinition], parallel: bool) -> ToolGrammar:
+        """The calls' grammar, checked tool by tool and whole (every form shares the whole's rules)."""
         self.check_tools(tools)
-        return ToolGrammar.of(tools, parallel, self.special_tag)
+        calls = ToolGrammar.of(tools, parallel, self.special_tag)
+        self.checked_grammar(calls.lark("required"), "tools", "tools")
+        return calls
 
     def gbnf(self, grammar: str) -> str:
         """A client's GBNF grammar (llama-server's `grammar` field) as llguidance's Lark, checked."""
+        if self.compiler is not None:
+            try:
+                lark = self.compiler.gbnf(grammar).lark
+            except InvalidRequest as exc:
+                problem = first(exc.message)
+                raise InvalidRequest(f"grammar cannot constrain generation: {problem}", param="grammar") from exc
+            self.checked[lark] = ""
+            return lark
         try:
             lark = gbnf_to_lark(grammar)
         except Exception as exc:  # the converter raises plain exceptions of several kinds on bad input
@@ -167,7 +197,18 @@ class Grammars:
         return self.checked_grammar(lark, "grammar", "grammar")
 
     def matcher(self, grammar: str) -> llguidance.LLMatcher:
-        return llguidance.LLMatcher(self.tokenizer, grammar, log_level=0)
+        """A fresh matcher for a grammar, copied from the one compiled for it (compiled now if it is new)."""
+        with self.lock:
+            pristine = self.compiled.get(grammar)
+            if pristine is not None:
+                self.compiled.move_to_end(grammar)
+                return pristine.deep_copy()
+        pristine = llguidance.LLMatcher(self.tokenizer, grammar, log_level=0)
+        with self.lock:
+            self.compiled[grammar] = pristine
+            while len(self.compiled) > MATCHERS:
+                self.compiled.popitem(last=False)
+            return pristine.deep_copy()
 
 
 def first(problem: str) -> str:

@@ -36,7 +36,7 @@ class Settings:
     max_tokens: int
     temperature: float = 0.0  # 0 is argmax: the same request gives the same reply
     top_p: float = 1.0
-    seed: int = 0
+    seed: int | None = 0  # None: fresh entropy (the request asked for a random seed)
     stop: tuple[str, ...] = ()
     logprobs: bool = False
     top_logprobs: int = 0

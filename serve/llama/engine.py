@@ -46,6 +46,20 @@ def meta_of(model: Any, key: str) -> str | None:
     return buffer.value.decode("utf-8", errors="replace") if size >= 0 else None
 
 
+def vocabulary_tokenizer(gguf: Path) -> Any:
+    """llguidance's view of a GGUF's vocabulary, loading the vocabulary only (no weights); kept for the process."""
+    from llguidance.llamacpp import lltokenizer_from_vocab
+
+    quiet_logs()
+    llama_cpp.llama_backend_init()
+    params = llama_cpp.llama_model_default_params()
+    params.vocab_only = True
+    model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), params)
+    if not model:
+        raise EngineError(f"llama.cpp could not read {gguf}")
+    return lltokenizer_from_vocab(llama_cpp.llama_model_get_vocab(model))
+
+
 @dataclass(frozen=True)
 class Row:
     """One token to evaluate: which token, at which position of which sequence, and whether its logits are wanted."""

@@ -6,6 +6,12 @@ the others for long), evaluates each jump-forward run in a call of its own, and 
 every other decoding request in shared calls of at most DECODE_ROWS rows. Calls never mix prompt chunks
 with decode rows: a row's arithmetic then depends only on its own sequence, so a request's greedy reply is
 the same alone or beside others, and the same whether its prefix came from the cache or not.
+
+A failure is the failing request's alone: whatever goes wrong while one request is admitted, read,
+decoded or finished (in llama.cpp, in its grammar, in its sampling, or in delivering its events), that
+request gets an error, its sequence is forgotten and freed, and the others go on as if it had never been
+there. A shared decode call that fails is made again one request at a time, so only the request whose own
+call fails is lost.
 """
 
 from __future__ import annotations
@@ -14,13 +20,18 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
 
 from serve.core.backend import Event, Finished, TextOut
 from serve.errors import EngineError
+from serve.llama.compiler import start_thread
 from serve.llama.decoding import Decoder, Settings
-from serve.llama.engine import Engine, Row
+from serve.llama.engine import Row
 from serve.llama.slots import Slot, Slots
 from wire.types import Timings, usage_of
 
@@ -30,7 +41,26 @@ log = logging.getLogger(__name__)
 # not settled. Four rows per call stays inside what was measured identical and matches the default
 # --parallel; more concurrent requests take more calls.
 DECODE_ROWS = 4
+STALL_S = 60.0  # work in flight and nothing done for this long: the scheduler is not making progress
 Sink = Callable[[Event | EngineError], None]
+
+
+class KVEngine(Protocol):
+    """What the scheduler needs of an engine: KV sequences, and decode calls whose logits it reads."""
+
+    @property
+    def context(self) -> int: ...
+
+    @property
+    def sequences(self) -> int: ...
+
+    def decode(self, rows: Sequence[Row]) -> None: ...
+
+    def logits(self, index: int) -> npt.NDArray[np.float32]: ...
+
+    def keep(self, sequence: int, length: int) -> None: ...
+
+    def copy(self, source: int, target: int) -> None: ...
 
 
 @dataclass
@@ -68,11 +98,13 @@ class Active:
 class Scheduler:
     def __init__(
         self,
-        engine: Engine,
+        engine: KVEngine,
         make_decoder: Callable[[Settings], Decoder],
         parallel: int,
         chunk: int,
         prompt_cache: bool = True,
+        stack_bytes: int = 0,
+        stall_s: float = STALL_S,
     ) -> None:
         self.engine, self.make_decoder = engine, make_decoder
         self.parallel, self.chunk = parallel, chunk
@@ -81,17 +113,20 @@ class Scheduler:
         self.active: list[Active] = []
         self.wakeup = threading.Condition()
         self.stopping = False
-        self.thread = threading.Thread(target=self.loop, name="llama-scheduler", daemon=True)
-        self.steps = self.decode_calls = 0
+        self.stack_bytes, self.stall_s = stack_bytes, stall_s
+        self.thread: threading.Thread | None = None
+        self.steps = self.decode_calls = self.failures = 0
+        self.progress_at = time.monotonic()
 
     def start(self) -> None:
-        self.thread.start()
+        self.thread = start_thread(self.loop, "llama-scheduler", self.stack_bytes)
 
     def stop(self) -> None:
         with self.wakeup:
             self.stopping = True
             self.wakeup.notify()
-        self.thread.join(timeout=30)
+        if self.thread is not None:
+            self.thread.join(timeout=30)
 
     def submit(self, ticket: Ticket) -> Ticket:
         with self.wakeup:
@@ -102,24 +137,41 @@ class Scheduler:
     def queue_depth(self) -> int:
         return len(self.waiting)
 
+    def fault(self) -> str | None:
+        """Why the scheduler cannot serve, if it cannot: its thread is gone, or work waits and nothing moves."""
+        if self.stopping:
+            return "the server is stopping"
+        if self.thread is None or not self.thread.is_alive():
+            return "the scheduler thread has stopped"
+        idle = time.monotonic() - self.progress_at
+        in_flight = len(self.waiting) + len(self.active)
+        if in_flight and idle > self.stall_s:
+            return f"no progress for {idle:.0f} s with {in_flight} requests in flight"
+        return None
+
     # --- the loop ------------------------------------------------------------------------------------
     def loop(self) -> None:
         while True:
             with self.wakeup:
                 while not self.stopping and not self.waiting and not self.active:
                     self.wakeup.wait()
+                    self.progress_at = time.monotonic()  # idle is not stalled
                 if self.stopping:
+                    self.fail_all(EngineError("the server is stopping"))
                     return
             try:
                 self.step()
-            except Exception as exc:  # a bug must not wedge the server: the requests in flight get an error
+            except Exception as exc:  # a bug outside any one request: those in flight get an error, the rest go on
                 log.exception("the scheduler failed a step")
                 self.fail_all(EngineError(f"internal error in the scheduler: {type(exc).__name__}: {exc}"))
 
     def fail_all(self, error: EngineError) -> None:
         for active in list(self.active):
-            active.ticket.sink(error)
-            self.retire(active)
+            self.fail(active, error)
+        with self.wakeup:
+            waiting, self.waiting = list(self.waiting), deque()
+        for ticket in waiting:
+            deliver(ticket, error)
 
     def step(self) -> None:
         self.steps += 1
@@ -138,13 +190,19 @@ class Scheduler:
             self.guarded(singles[first : first + DECODE_ROWS], self.evaluate)
 
     def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
-        """A failed llama.cpp call ends the requests in it with an error; the server and the others go on."""
+        """Run one evaluation; if it fails, a lone request fails, and a shared call is made again one request
+        at a time (after dropping whatever the failed call may have written), so only its culprit fails."""
         try:
             work(group)
-        except EngineError as exc:
+        except Exception as exc:
+            if len(group) == 1:
+                self.fail(group[0], exc)
+                return
             for active in group:
-                active.ticket.sink(exc)
-                self.retire(active)
+                self.engine.keep(active.slot.sequence, active.position)
+            for active in group:
+                if active in self.active:
+                    self.guarded([active], work)
 
     def admit(self) -> None:
         while self.waiting and len(self.active) < self.parallel:
@@ -154,16 +212,28 @@ class Scheduler:
                 if plan is None:
                     return
                 self.waiting.popleft()
+            try:
+                decoder = self.make_decoder(ticket.settings)  # before any sequence is touched
+            except Exception as exc:
+                self.refuse(ticket, exc)
+                continue
             began = time.perf_counter()
-            if plan.keep_in is not None:
-                self.engine.copy(plan.slot.sequence, plan.keep_in.sequence)
             slot = self.slots.take(plan)
-            if plan.copy_from is not None:
-                self.engine.copy(plan.copy_from.sequence, slot.sequence)
-            self.engine.keep(slot.sequence, plan.reuse)
-            decoder = self.make_decoder(ticket.settings)
-            moved = (time.perf_counter() - began) * 1000
-            self.active.append(Active(ticket, decoder, slot, plan.reuse, plan.reuse, cache_ms=moved))
+            active = Active(ticket, decoder, slot, plan.reuse, plan.reuse)
+            self.active.append(active)
+            try:
+                if plan.keep_in is not None:
+                    self.engine.copy(slot.sequence, plan.keep_in.sequence)
+                if plan.copy_from is not None:
+                    self.engine.copy(plan.copy_from.sequence, slot.sequence)
+                self.engine.keep(slot.sequence, plan.reuse)
+            except Exception as exc:
+                if plan.keep_in is not None:
+                    self.slots.forget(plan.keep_in)  # its copy may be partial
+                self.fail(active, exc)
+                continue
+            active.cache_ms = (time.perf_counter() - began) * 1000
+            self.progress_at = time.monotonic()
 
     def drop_cancelled(self) -> None:
         with self.wakeup:
@@ -171,7 +241,7 @@ class Scheduler:
                 self.waiting.remove(ticket)  # it left while queued: no prefill for nobody
         for active in [a for a in self.active if a.ticket.cancelled.is_set()]:
             active.decoder.finish = "cancelled"
-            self.finish(active)
+            self.end(active)
 
     # --- evaluation ----------------------------------------------------------------------------------
     def prefill_chunk(self, group: list[Active]) -> None:
@@ -191,7 +261,8 @@ class Scheduler:
             self.choose(active, len(rows) - 1)
 
     def evaluate(self, group: list[Active]) -> None:
-        """The pending tokens of each request in the group, in one call; then each chooses its next token."""
+        """The pending tokens of each request in the group, in one call; then each chooses its next token.
+        Only the call itself may raise: what happens after it is each request's own."""
         rows: list[Row] = []
         last: list[int] = []
         for active in group:
@@ -208,14 +279,21 @@ class Scheduler:
         for active, index in zip(evaluated, last, strict=True):
             active.slot.tokens.extend(active.pending)
             active.position += len(active.pending)
-            self.choose(active, index)
+            self.alone(active, self.choose, index)
         for active in group:
             if active.decoder.finish is not None and active in self.active:
-                self.finish(active)
+                self.end(active)
+
+    def alone(self, active: Active, work: Callable[[Active, int], None], row: int) -> None:
+        try:
+            work(active, row)
+        except Exception as exc:
+            self.fail(active, exc)
 
     def call(self, rows: list[Row]) -> None:
         self.decode_calls += 1
         self.engine.decode(rows)
+        self.progress_at = time.monotonic()
 
     def choose(self, active: Active, row: int) -> None:
         decoder = active.decoder
@@ -224,17 +302,23 @@ class Scheduler:
         active.pending = [] if decoder.finish is not None else [token, *forced]
         text, logprobs = decoder.release()
         if text:
-            active.ticket.sink(TextOut(text, logprobs))
+            deliver(active.ticket, TextOut(text, logprobs))
         if decoder.finish is not None:
-            self.finish(active)
+            self.end(active)
 
     # --- the end of a request --------------------------------------------------------------------------
+    def end(self, active: Active) -> None:
+        try:
+            self.finish(active)
+        except Exception as exc:
+            self.fail(active, exc)
+
     def finish(self, active: Active) -> None:
         decoder, ticket = active.decoder, active.ticket
         message, finish, parsed = decoder.reply(ticket.prompt)
         text, logprobs = decoder.release(parsed)
         if text:
-            ticket.sink(TextOut(text, logprobs))
+            deliver(ticket, TextOut(text, logprobs))
         ended = time.perf_counter()
         first = active.first_token_at or ended
         predicted_ms = (ended - first) * 1000
@@ -253,13 +337,49 @@ class Scheduler:
         finished = Finished(message, finish, usage, timings, decoder.logprobs if decoder.settings.logprobs else None)
         if ticket.on_finish is not None:
             ticket.on_finish(finished, parsed.malformed)
-        ticket.sink(finished)
+        deliver(ticket, finished)
         self.retire(active)
 
     def retire(self, active: Active) -> None:
         if active in self.active:
             self.active.remove(active)
             self.slots.release(active.slot, len(active.ticket.prompt))
+        self.progress_at = time.monotonic()
+
+    def fail(self, active: Active, exc: BaseException) -> None:
+        """One request's failure: the error goes to it alone; its sequence is emptied, forgotten and freed."""
+        self.failures += 1
+        if not isinstance(exc, EngineError):
+            log.error("a request failed in the scheduler", exc_info=exc)
+        deliver(active.ticket, engine_error(exc))
+        if active in self.active:
+            self.active.remove(active)
+        self.slots.forget(active.slot)
+        try:
+            self.engine.keep(active.slot.sequence, 0)
+        except Exception:  # the sequence is forgotten either way: nothing will reuse its cells
+            log.exception("emptying sequence %d failed", active.slot.sequence)
+        self.progress_at = time.monotonic()
+
+    def refuse(self, ticket: Ticket, exc: BaseException) -> None:
+        """A request that failed before it took a sequence."""
+        self.failures += 1
+        if not isinstance(exc, EngineError):
+            log.error("a request could not be admitted", exc_info=exc)
+        deliver(ticket, engine_error(exc))
+        self.progress_at = time.monotonic()
+
+
+def deliver(ticket: Ticket, event: Event | EngineError) -> None:
+    """Hand an event to the request's sink; a sink that cannot take it (its client or loop is gone) ends it."""
+    try:
+        ticket.sink(event)
+    except Exception:
+        ticket.cancel()
+
+
+def engine_error(exc: BaseException) -> EngineError:
+    return exc if isinstance(exc, EngineError) else EngineError(f"{type(exc).__name__}: {exc}")
 
 
 def rate(count: int, ms: float) -> float:

@@ -106,6 +106,10 @@ class Slots:
         slot.exact = min(len(slot.tokens), prompt_length - prompt_length % self.chunk)
         slot.busy = False
 
+    def forget(self, slot: Slot) -> None:
+        """A sequence whose cells are no longer known (a request failed in it): nothing in it is reused."""
+        slot.tokens, slot.exact, slot.busy = [], 0, False
+
     def stats(self) -> dict[str, int]:
         return {
             "sequences": len(self.slots),

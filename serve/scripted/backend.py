@@ -97,6 +97,9 @@ class ScriptedBackend:
     def health(self) -> dict[str, object]:
         return {"status": "ok", "scenarios": len(self.table), "latency_ms": self.latency_ms}
 
+    def fault(self) -> str | None:
+        return None
+
     def queue_depth(self) -> int:
         return 0  # nothing waits for anything: every request is answered at once (after its latency)
 

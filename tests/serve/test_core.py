@@ -30,6 +30,9 @@ class Echo:
     def health(self) -> dict[str, Any]:
         return {"status": "ok"}
 
+    def fault(self) -> str | None:
+        return None
+
     def queue_depth(self) -> int:
         return 0
 

@@ -8,7 +8,9 @@ process on loopback; after every request it must still answer /health.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -140,3 +142,157 @@ def test_a_quoted_name_or_an_empty_enum_with_a_forced_call_is_a_400_not_a_segfau
         quoted = [{"type": "function", "function": {"name": 'f"', "parameters": {"type": "object"}}}]
         assert http.post(f"{llama.base_url}/chat/completions", json={**base, "tools": quoted}).status_code == 400
     assert llama.process is not None and llama.process.poll() is None
+
+
+# --- grammars, schemas, seeds and sampling at their edges --------------------------------------------------
+def gbnf_chain(rules: int) -> str:
+    return "root ::= r0\n" + "".join(f'r{i} ::= "a" r{i + 1}\n' for i in range(rules)) + f'r{rules} ::= "b"\n'
+
+
+def gbnf_cycle(rules: int) -> str:
+    return "root ::= r0\n" + "".join(f'r{i} ::= "a" r{i + 1}\n' for i in range(rules)) + f'r{rules} ::= "b" | r0\n'
+
+
+def gbnf_alternatives(rules: int) -> str:
+    return "root ::= r0\n" + "".join(f'r{i} ::= "a" | r{i + 1}\n' for i in range(rules)) + f'r{rules} ::= "b"\n'
+
+
+def gbnf_nested(levels: int) -> str:
+    return "root ::= " + '("a" | ' * levels + '"b"' + ")" * levels + "\n"
+
+
+def gbnf_nested_chain(rules: int, levels: int) -> str:
+    body = "".join(f'r{i} ::= "a" ' + '("b" ' * levels + f"r{i + 1}" + ")" * levels + "\n" for i in range(rules))
+    return f'root ::= r0\n{body}r{rules} ::= "z"\n'
+
+
+RULES = st.one_of(st.integers(1, 1024), st.integers(1025, 6000))  # within the rule bound, and past it
+GRAMMARS = st.one_of(  # up to and past the 100,000-character field limit
+    RULES.map(gbnf_chain),
+    RULES.map(gbnf_cycle),
+    RULES.map(gbnf_alternatives),
+    st.one_of(st.integers(1, 100), st.integers(1, 12000)).map(gbnf_nested),
+    st.tuples(st.integers(1, 1100), st.integers(1, 12)).map(lambda p: gbnf_nested_chain(*p)),
+)
+
+
+def ref_chain(links: int, shape: str) -> dict[str, Any]:
+    def link(i: int) -> dict[str, Any]:
+        ref = {"$ref": f"#/$defs/d{i + 1}"}
+        if shape == "object":
+            return {"type": "object", "properties": {"a": ref}, "required": ["a"]}
+        if shape == "array":
+            return {"type": "array", "items": ref, "minItems": 1}
+        return ref if shape == "ref" else {"anyOf": [{"type": "integer"}, ref]}
+
+    defs = {f"d{i}": link(i) for i in range(links)} | {f"d{links}": {"type": "string"}}
+    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "required": ["x"], "$defs": defs}
+
+
+def nested_schema(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+    return schema
+
+
+SCHEMAS_AT_EDGES = st.one_of(  # up to and past the 64,000-byte schema limit and the depth limit
+    st.tuples(
+        st.one_of(st.integers(1, 300), st.integers(1, 2500)), st.sampled_from(["ref", "object", "array", "any"])
+    ).map(lambda p: ref_chain(*p)),
+    st.integers(1, 40).map(nested_schema),
+)
+FORCED = st.sampled_from(["auto", "required", "named"])
+CONSTRAINTS = {
+    "response_format": SCHEMAS_AT_EDGES.map(
+        lambda s: {"response_format": {"type": "json_schema", "json_schema": {"name": "s", "schema": s}}}
+    ),
+    "tools": st.tuples(SCHEMAS_AT_EDGES, FORCED).map(
+        lambda p: {
+            "tools": [{"type": "function", "function": {"name": "f", "parameters": p[0]}}],
+            "tool_choice": {"type": "function", "function": {"name": "f"}} if p[1] == "named" else p[1],
+        }
+    ),
+    "grammar": GRAMMARS.map(lambda g: {"grammar": g}),
+    "none": st.just({}),
+}
+EDGE_INTEGERS = st.one_of(st.sampled_from([-1, 0, 1, 2**31, 2**63 - 1, 2**63, 2**64, -2, -(2**63)]), st.integers())
+SAMPLING = st.fixed_dictionaries(  # mostly values a server must take, now and then one it must refuse
+    {},
+    optional={
+        "seed": EDGE_INTEGERS,
+        "temperature": st.sampled_from([0, -0.0, 1e-300, 0.5, 1, 2, 2.0000001]),
+        "top_p": st.sampled_from([1, 1e-300, 0.5, 1.0000001]),
+        "top_logprobs": st.sampled_from([0, 5, 20, 21]),
+        "logprobs": st.booleans(),
+        "stop": st.sampled_from([["a"], "\n", [""] * 16, ["x"] * 17]),
+        "n": st.sampled_from([1, 2]),
+        "max_completion_tokens": st.sampled_from([1, 5, 0]),
+    },
+)
+SHORT = st.sampled_from([6, 1, 3, 0])  # max_tokens; 2**63 comes only with greedy decoding, below
+
+
+@st.composite
+def edge_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Say hi."}]}
+    body |= draw(CONSTRAINTS[draw(st.sampled_from(sorted(CONSTRAINTS)))]) | draw(SAMPLING)
+    huge = draw(st.booleans()) and not body.get("temperature")
+    body["max_tokens"] = draw(st.sampled_from([2**31, 2**63 - 1, 2**63])) if huge else draw(SHORT)
+    body["ignore_eos"] = draw(st.booleans()) and not huge
+    if body.get("top_logprobs"):
+        body["logprobs"] = True
+    return body
+
+
+def greedy(server: Server, http: httpx.Client) -> dict[str, Any]:
+    body = {"model": "smollm2-135m-instruct", "messages": QUESTION_FOR_REPLAY, "max_tokens": 24, "logprobs": True}
+    response = http.post(f"{server.base_url}/chat/completions", json=body, timeout=120)
+    assert response.status_code == 200, response.text
+    choice = response.json()["choices"][0]
+    return {"message": choice["message"], "logprobs": choice["logprobs"]}
+
+
+QUESTION_FOR_REPLAY = [{"role": "user", "content": "Name three colours."}]
+
+
+def test_grammars_schemas_seeds_and_sampling_at_their_edges_leave_the_server_as_it_was(llama: Server) -> None:
+    with httpx.Client() as http:
+        fresh = greedy(llama, http)
+
+        @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @given(edge_bodies())
+        def one(body: dict[str, Any]) -> None:
+            check(llama, http, json.dumps(body).encode())
+
+        one()
+        assert greedy(llama, http) == fresh
+        assert httpx.get(f"{llama.url}/healthz").json()["failed_requests"] == 0
+
+
+def test_a_grammar_compiles_while_the_server_answers_others(llama: Server) -> None:
+    """Compiling happens off the event loop: /health answers while a large grammar is being compiled."""
+    with httpx.Client() as http:
+        body = {"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "go"}], "max_tokens": 2}
+        body["grammar"] = gbnf_chain(1000)  # converting it alone takes about a second
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(http.post, f"{llama.base_url}/chat/completions", json=body, timeout=120)
+            answered_meanwhile = 0
+            while not pending.done():
+                answered_meanwhile += http.get(f"{llama.url}/health", timeout=120).status_code == 200
+                time.sleep(0.02)
+            assert pending.result().status_code == 200
+    assert answered_meanwhile >= 3
+
+
+def test_a_negative_seed_is_a_400_or_a_random_seed_and_never_wedges_a_slot(llama: Server) -> None:
+    base: Any = {"model": "smollm2-135m-instruct", "messages": QUESTION_FOR_REPLAY, "max_tokens": 4}
+    with httpx.Client(timeout=60) as http:
+        fresh = greedy(llama, http)
+        for _ in range(3):  # more than --parallel
+            refused = http.post(f"{llama.base_url}/chat/completions", json={**base, "seed": -(10**30)})
+            assert refused.status_code == 400 and refused.json()["error"]["param"] == "seed"
+            random = http.post(f"{llama.base_url}/chat/completions", json={**base, "seed": -1, "temperature": 1})
+            assert random.status_code == 200
+        assert greedy(llama, http) == fresh
+        assert http.get(f"{llama.url}/health").json() == {"status": "ok"}

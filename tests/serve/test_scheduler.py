@@ -1,0 +1,269 @@
+"""The scheduler driven directly, with a fake engine at its engine seam and real Decoders.
+
+The fake engine's next token is a function of what its sequence holds, so a request's reply depends only on
+its own cells: a wrong or left-over cell changes it. A failure is injected at each stage of one request's
+life (admission, prompt reading, a shared decode call, reading logits, sampling, finishing, delivering);
+that request alone gets an error, its sequence is freed, and the others get the replies they get alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from serve.core.backend import Event, Finished, TextOut
+from serve.errors import EngineError
+from serve.llama.decoding import Decoder, Settings
+from serve.llama.engine import Row
+from serve.llama.scheduler import Scheduler, Ticket
+
+VOCAB = 64
+END = 0
+MARK = 63  # the culprit's prompts carry this token
+CHUNK = 4
+
+
+class Injected(RuntimeError):
+    """The fault a test injects."""
+
+
+@dataclass
+class FakeEngine:
+    """KV sequences as dicts of position -> token; logits favour one next token, a hash of the sequence so far."""
+
+    context: int = 256
+    sequences: int = 4
+    cells: dict[int, dict[int, int]] = field(default_factory=dict)
+    last: list[Row] = field(default_factory=list)
+    fault: Callable[[str, Sequence[Row], FakeEngine], bool] = lambda stage, rows, engine: False
+
+    def holds_mark(self, sequence: int) -> bool:
+        return MARK in self.cells.get(sequence, {}).values()
+
+    def decode(self, rows: Sequence[Row]) -> None:
+        for row in rows:  # written first: a failing call may leave cells behind, as a real one could
+            self.cells.setdefault(row.sequence, {})[row.position] = row.token
+        if self.fault("decode", rows, self):
+            raise EngineError("llama_decode failed with status -1")
+        self.last = list(rows)
+
+    def logits(self, index: int) -> npt.NDArray[np.float32]:
+        row = self.last[index]
+        if self.fault("logits", [row], self):
+            raise Injected("logits")
+        held = self.cells[row.sequence]
+        history = [held[p] for p in range(row.position + 1)]  # a gap is a KeyError: a test failure
+        scores = np.zeros(VOCAB, dtype=np.float32)
+        scores[1 + (sum(t * (i + 7) for i, t in enumerate(history)) % (VOCAB - 2))] = 1.0
+        return scores
+
+    def keep(self, sequence: int, length: int) -> None:
+        if self.fault("keep", [], self):
+            raise EngineError("keep failed")
+        held = self.cells.setdefault(sequence, {})
+        for position in [p for p in held if p >= length]:
+            del held[position]
+
+    def copy(self, source: int, target: int) -> None:
+        if self.fault("copy", [], self):
+            raise EngineError("copy failed")
+        self.cells[target] = dict(self.cells.get(source, {}))
+
+
+class FaultyDecoder(Decoder):
+    """A real decoder that raises at one stage: `pick`, `accept` (after a few tokens) or `reply`."""
+
+    stage: str = ""
+
+    def pick(self, logits: npt.NDArray[np.float32]) -> int:
+        if self.stage == "pick" and len(self.tokens) >= 2:
+            raise Injected("pick")
+        return super().pick(logits)
+
+    def accept(self, token: int) -> list[int]:
+        if self.stage == "accept" and len(self.tokens) >= 1:
+            raise Injected("accept")
+        return super().accept(token)
+
+    def reply(self, prompt: list[int]) -> Any:
+        if self.stage == "reply":
+            raise Injected("reply")
+        return super().reply(prompt)
+
+
+def piece(token: int) -> bytes:
+    return f"<{token}>".encode()
+
+
+def decoders(stage: str = "") -> Callable[[Settings], Decoder]:
+    """Real decoders; the culprit's (seed 13) fails at `stage` (`make` fails to be made at all)."""
+
+    def make(settings: Settings) -> Decoder:
+        if settings.seed != 13 or not stage:
+            return Decoder(settings, None, piece, lambda t: t == END)  # type: ignore[arg-type]
+        if stage == "make":
+            raise Injected("make")
+        decoder = FaultyDecoder(settings, None, piece, lambda t: t == END)  # type: ignore[arg-type]
+        decoder.stage = stage
+        return decoder
+
+    return make
+
+
+@dataclass
+class Outcome:
+    events: list[Event | EngineError] = field(default_factory=list)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def sink(self, event: Event | EngineError) -> None:
+        self.events.append(event)
+        if isinstance(event, Finished | EngineError):
+            self.done.set()
+
+    @property
+    def message(self) -> object:
+        last = self.events[-1]
+        return last.message if isinstance(last, Finished) else last
+
+
+PROMPTS = [[5, 6, 7, 8, 9, 10], [11, 12, 13], [21, 22, 23, 24, 25, 26, 27, 28, 29], [31, 32]]
+CULPRIT = [MARK, 40, 41, 42, 43]
+
+
+def submit(scheduler: Scheduler, prompt: list[int], seed: int = 0, sink: Any = None) -> Outcome:
+    outcome = Outcome()
+    scheduler.submit(Ticket(prompt, Settings(max_tokens=8, seed=seed), sink or outcome.sink))
+    return outcome
+
+
+def served(scheduler: Scheduler, outcomes: list[Outcome]) -> None:
+    for outcome in outcomes:
+        assert outcome.done.wait(10), "a request was never answered"
+
+
+def alone(prompt: list[int]) -> object:
+    scheduler = Scheduler(FakeEngine(), decoders(), parallel=4, chunk=CHUNK)
+    scheduler.start()
+    try:
+        outcome = submit(scheduler, prompt)
+        served(scheduler, [outcome])
+        return outcome.message
+    finally:
+        scheduler.stop()
+
+
+@pytest.fixture(scope="module")
+def expected() -> list[object]:
+    return [alone(prompt) for prompt in PROMPTS]
+
+
+def in_decode(rows: Sequence[Row], engine: FakeEngine, after: int) -> bool:
+    """A row of the culprit's sequence, `after` or more tokens past its prompt."""
+    return any(engine.holds_mark(r.sequence) and r.position >= len(CULPRIT) + after for r in rows)
+
+
+Fault = Callable[[str, Sequence[Row], FakeEngine], bool]
+
+
+def once(fault: Fault) -> Fault:
+    fired = [False]
+
+    def first_time(stage: str, rows: Sequence[Row], engine: FakeEngine) -> bool:
+        if fired[0] or not fault(stage, rows, engine):
+            return False
+        fired[0] = True
+        return True
+
+    return first_time
+
+
+ENGINE_FAULTS: dict[str, Callable[[], Fault]] = {  # each fails whenever met, but the first (the culprit's admission)
+    "keep at admission": lambda: once(lambda stage, rows, engine: stage == "keep"),
+    "prompt reading": lambda: lambda stage, rows, engine: stage == "decode" and any(r.token == MARK for r in rows),
+    "a shared decode call": lambda: lambda stage, rows, engine: stage == "decode" and in_decode(rows, engine, 2),
+    "reading logits": lambda: lambda stage, rows, engine: stage == "logits" and in_decode(rows, engine, 3),
+}
+DECODER_FAULTS = ["make", "pick", "accept", "reply"]
+
+
+def run_with_culprit(engine: FakeEngine, stage: str, expected: list[object], culprit_sink: Any = None) -> Outcome:
+    scheduler = Scheduler(engine, decoders(stage), parallel=4, chunk=CHUNK)
+    culprit = submit(scheduler, CULPRIT, seed=13, sink=culprit_sink)  # first: admitted first
+    others = [submit(scheduler, prompt) for prompt in PROMPTS]
+    scheduler.start()
+    try:
+        served(scheduler, others)
+        assert [o.message for o in others] == expected
+        if culprit_sink is None:
+            served(scheduler, [culprit])
+        for _ in range(100):  # the culprit's slot is freed in the step that failed it
+            if scheduler.slots.stats()["busy"] == 0:
+                break
+            threading.Event().wait(0.01)
+        assert scheduler.slots.stats()["busy"] == 0 and not scheduler.active
+        assert scheduler.fault() is None
+        again = submit(scheduler, PROMPTS[0])  # the server goes on, and gives the same reply
+        served(scheduler, [again])
+        assert again.message == expected[0]
+        return culprit
+    finally:
+        scheduler.stop()
+
+
+@pytest.mark.parametrize("where", list(ENGINE_FAULTS))
+def test_an_engine_failure_in_one_request_fails_it_alone(where: str, expected: list[object]) -> None:
+    culprit = run_with_culprit(FakeEngine(fault=ENGINE_FAULTS[where]()), "", expected)
+    assert isinstance(culprit.events[-1], EngineError)
+
+
+def test_a_shared_call_that_fails_once_is_made_again_and_every_reply_is_its_own(expected: list[object]) -> None:
+    """The failed call wrote cells before it failed; they are dropped before each request's call is made again."""
+    engine = FakeEngine(fault=once(ENGINE_FAULTS["a shared decode call"]()))
+    culprit = run_with_culprit(engine, "", expected)
+    assert culprit.message == alone(CULPRIT)
+
+
+@pytest.mark.parametrize("stage", DECODER_FAULTS)
+def test_a_decoder_failure_in_one_request_fails_it_alone(stage: str, expected: list[object]) -> None:
+    culprit = run_with_culprit(FakeEngine(), stage, expected)
+    error = culprit.events[-1]
+    assert isinstance(error, EngineError) and "Injected" in str(error)
+
+
+def test_a_request_whose_client_is_gone_is_dropped_and_frees_its_sequence(expected: list[object]) -> None:
+    taken: list[Event | EngineError] = []
+
+    def gone(event: Event | EngineError) -> None:
+        taken.append(event)
+        if isinstance(event, TextOut):
+            raise RuntimeError("Event loop is closed")
+
+    run_with_culprit(FakeEngine(), "", expected, culprit_sink=gone)
+    assert isinstance(taken[0], TextOut)
+
+
+def test_health_says_not_ok_when_work_waits_and_nothing_moves() -> None:
+    stuck = threading.Event()
+
+    def hang(stage: str, rows: Sequence[Row], engine: FakeEngine) -> bool:
+        if stage == "decode":
+            stuck.wait(5)
+        return False
+
+    scheduler = Scheduler(FakeEngine(fault=hang), decoders(), parallel=4, chunk=CHUNK, stall_s=0.2)
+    submit(scheduler, PROMPTS[0])
+    scheduler.start()
+    try:
+        threading.Event().wait(0.5)
+        fault = scheduler.fault()
+        assert fault is not None and "no progress" in fault
+    finally:
+        stuck.set()
+        scheduler.stop()
+    assert scheduler.fault() == "the server is stopping"
