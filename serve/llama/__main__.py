@@ -1,5 +1,6 @@
 """python -m serve.llama [--model NAME | --model default] [--gguf PATH] [--host 127.0.0.1] [--port 8000]
                        [--threads N] [--ctx N] [--parallel N] [--cache-mb N] [--no-prompt-cache] [--no-jump-forward]
+                       [--grammar-timeout S]
 
 Finds the model's GGUF (fetching and verifying it the first time), loads it in llama.cpp and serves OpenAI
 chat completions with real tool calls on loopback. `--model default` picks the main job's model and says why.
@@ -43,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--no-prompt-cache", action="store_true", help="evaluate every prompt in full")
     top.add_argument("--no-jump-forward", action="store_true", help="sample every token, even grammar-forced ones")
     top.add_argument("--chunk", type=int, default=64, help="prompt chunk, aligned to absolute positions (default 64)")
+    top.add_argument(
+        "--grammar-timeout", type=float, default=5.0, help="seconds a client's grammar may take to compile (5)"
+    )
     top.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body accepted (default 4)")
     top.add_argument("--quiet", action="store_true", help="no access log")
     return top
@@ -74,7 +78,9 @@ def load(args: argparse.Namespace) -> LlamaBackend:
     print(f"loading {name} from {gguf} ({count} sequences of {args.ctx} tokens)", file=sys.stderr, flush=True)
     engine = Engine(gguf, context=args.ctx, threads=args.threads, sequences=count)
     facts = ModelFacts(name, str(gguf), gguf.stat().st_size, file_sha256(gguf, "hashing the model file"))
-    options = Options(args.parallel, args.chunk, not args.no_jump_forward, not args.no_prompt_cache)
+    options = Options(
+        args.parallel, args.chunk, not args.no_jump_forward, not args.no_prompt_cache, args.grammar_timeout
+    )
     return LlamaBackend(engine, facts, options)
 
 
