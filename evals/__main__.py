@@ -24,13 +24,14 @@ from tqdm import tqdm
 
 from evals import controls, report
 from evals.compare import compare
+from evals.controls import MEASURED_SUITES
 from evals.manifest import manifest
 from evals.providers import ProviderError, resolve
 from evals.runner import Settings, run_suite
 from evals.servers import ServerFailed
 from evals.suite import DEFAULT_SUITE, SuiteError, load_suite
 from harness.errors import HarnessError
-from harness.flags import add_controls, controls_from
+from harness.flags import add_controls, profile_from
 from harness.prompts import SYSTEM_PROMPT
 from models.errors import ModelsError
 
@@ -80,6 +81,7 @@ def parser() -> argparse.ArgumentParser:
     knobs.add_argument("--concurrency", type=int, default=4)
     knobs.add_argument("--only", nargs="+", help="only these variants (by name)")
     knobs.add_argument("--out", default="results/controls.md")
+    knobs.add_argument("--suites", nargs="+", default=list(MEASURED_SUITES), help="suites by name (evals/suites)")
     diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
     diff.add_argument("a")
     diff.add_argument("b")
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         args.timeout,
         args.max_tokens,
         args.concurrency,
-        controls_from(args),
+        profile_from(args),
         args.system,
     )
     out = Path(args.out or f"results/{datetime.now():%Y%m%d-%H%M%S}")
@@ -128,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             print(compare(args.a, args.b))
             return 0
         if args.action == "controls":
-            return controls.main(args.model, not args.no_scripted, args.concurrency, args.only, Path(args.out))
+            return controls.main(
+                args.model, not args.no_scripted, args.concurrency, args.only, Path(args.out), tuple(args.suites)
+            )
         return run(args)
     except (SuiteError, ProviderError, ServerFailed, ModelsError, HarnessError, ValueError) as exc:
         print(f"eval: error: {exc}", file=sys.stderr)

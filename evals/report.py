@@ -94,7 +94,7 @@ def summary(
         "settings": settings,
         "manifest": manifest,
         "providers": {name: aggregate(rs, trials) for name, rs in by_provider(results).items()},
-        "results": [{k: v for k, v in asdict(r).items() if k != "turn_log"} for r in results],
+        "results": [{k: v for k, v in asdict(r).items() if k not in ("turn_log", "messages")} for r in results],
     }
 
 
@@ -108,6 +108,13 @@ def write_turns(path: Path, results: list[TaskResult]) -> None:
                     )
                     + "\n"
                 )
+
+
+def write_transcripts(path: Path, results: list[TaskResult]) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for r in results:
+            head = {"provider": r.provider, "model": r.model, "task": r.task, "trial": r.trial, "run_id": r.run_id}
+            out.write(json.dumps({**head, "correct": r.correct, "why": r.why, "messages": r.messages}) + "\n")
 
 
 def markdown(results: list[TaskResult], data: dict[str, Any], trials: int) -> str:
@@ -166,11 +173,13 @@ def write_all(out: Path, results: list[TaskResult], trials: int, data: dict[str,
     out.mkdir(parents=True, exist_ok=True)
     files = {
         "turns": out / "turns.jsonl",
+        "transcripts": out / "transcripts.jsonl",
         "summary": out / "summary.json",
         "report": out / "report.md",
         "chart": out / "latency.png",
     }
     write_turns(files["turns"], results)
+    write_transcripts(files["transcripts"], results)
     files["summary"].write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
     files["report"].write_text(markdown(results, data, trials), encoding="utf-8")
     chart(files["chart"], results)

@@ -19,7 +19,7 @@ from typing import Any
 from evals.scoring import HARNESS_FAILURES, Failure, classify, judge, read_paths, trajectory
 from evals.suite import Suite, Task
 from evals.truth import files_of, truth_for
-from harness.config import Controls, RunConfig
+from harness.config import AUTO, Profile, RunConfig
 from harness.decisions import reject
 from harness.limits import Limits
 from harness.prompts import SYSTEM_PROMPT
@@ -27,6 +27,7 @@ from harness.runtime import runnable, start, tools_for
 from harness.state import RunState
 from harness.summary import RunSummary
 from harness.trace import MemoryTrace
+from wire.types import Message
 
 REFUSAL = "the eval does not allow changes to the files; answer from what you have read"
 
@@ -46,7 +47,7 @@ class Settings:
     timeout_s: float | None = 300.0
     max_tokens: int | None = 384
     concurrency: int = 1
-    controls: Controls = field(default_factory=Controls)
+    controls: Profile = AUTO
     system: str = SYSTEM_PROMPT
 
 
@@ -79,6 +80,7 @@ class TaskResult(RunSummary):
     mean_turn_ms: float | None = None  # wall / turns, the seed chapter's definition
     trajectory: dict[str, Any] = field(default_factory=dict)
     turn_log: list[Turn] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)  # the run's transcript, as the model saw it grow
 
     @property
     def harness_error(self) -> bool:
@@ -155,6 +157,7 @@ async def run_task(
         mean_turn_ms=round(wall / state.turns, 1) if state.turns else None,
         trajectory=asdict(path) | {"sound": path.sound},
         turn_log=turns,
+        messages=state.messages,
     )
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evals.workspace import DEFAULT_FILES, generated_files, write_files
+from evals.workspace import DEFAULT_FILES, family_files, generated_files, write_files
 from wire.types import first_error
 
 SUITES = Path(__file__).parent / "suites"
@@ -25,8 +25,11 @@ class Strict(BaseModel):
 
 
 class Builder(Strict):
-    builder: Literal["default", "generated"]
+    builder: Literal["default", "generated", "family"]
     seed: int = 0
+    files: int = Field(default=3, ge=3, le=40)  # family: how many files
+    nested: bool = False  # family: some files in subfolders
+    quote: str = "notes.txt"  # family: the file holding a short note (a task asks what it says)
 
 
 class Folder(Strict):
@@ -64,8 +67,10 @@ class Suite(Strict):
             base = self.source.parent if self.source else Path.cwd()
             shutil.copytree(base / self.workspace.path, root, symlinks=True)
             return root
-        files = DEFAULT_FILES if self.workspace.builder == "default" else generated_files(self.workspace.seed)
-        return write_files(root, files)
+        spec = self.workspace
+        if spec.builder == "family":
+            return write_files(root, family_files(spec.seed, spec.files, spec.nested, spec.quote))
+        return write_files(root, DEFAULT_FILES if spec.builder == "default" else generated_files(spec.seed))
 
 
 def load_suite(path: str | Path) -> Suite:

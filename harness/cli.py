@@ -28,14 +28,14 @@ from harness.client import base_url_from_env
 from harness.config import ALL_TOOLS, RunConfig
 from harness.decisions import approve, reject
 from harness.errors import HarnessError, StateError
-from harness.flags import add_controls, controls_from
+from harness.flags import add_controls, profile_from
 from harness.limits import Limits, Prices
 from harness.presets import CommandPreset, load_presets, parse_preset
 from harness.prompts import SYSTEM_PROMPT
 from harness.runtime import runnable, start
 from harness.state import RunState
 from harness.store import FileStore, check_run_id
-from harness.summary import RunSummary
+from harness.summary import RunSummary, controls_of
 from harness.trace import FanoutTrace, JsonlTrace
 from wire.types import ToolCall
 
@@ -148,7 +148,7 @@ def config_from(args: argparse.Namespace) -> RunConfig:
         max_tokens=args.max_tokens,
         research_model=args.research_model,
         request_timeout_s=args.request_timeout,
-        controls=controls_from(args),
+        controls=profile_from(args),
     )
 
 
@@ -185,6 +185,7 @@ async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> 
     loop = asyncio.get_running_loop()
     try:
         async with runnable(state, store=store, trace=trace, trace_payloads=args.trace_payloads) as run:
+            print(f"controls: {controls_of(run.state)}", file=sys.stderr, flush=True)
             for signum, why in ((signal.SIGINT, "user pressed Ctrl-C"), (signal.SIGTERM, "terminated")):
                 loop.add_signal_handler(signum, run.options.signal.set, why)
             return await run.run()

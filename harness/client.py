@@ -148,6 +148,16 @@ class OpenAIClient:
             body["max_tokens"] = request.max_tokens
         return body
 
+    async def models(self) -> list[dict[str, Any]] | None:
+        """The server's model cards (`GET /models`), or None when they cannot be read: only what the server says
+        about its models (their size, for `auto` controls), never needed for a run to go on."""
+        try:
+            response = await self._http.get("/models", timeout=10.0)
+            data = response.json().get("data") if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return [card for card in data if isinstance(card, dict)] if isinstance(data, list) else None
+
     async def complete(self, request: ModelRequest) -> ModelReply:
         body = self.body(request)
         for attempt in range(self.max_retries + 1):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from wire.types import Message
+from harness.protocols import ModelRequest
+from harness.state import RunState
+from wire.types import Message, ToolDefinition
 
 Counter = Callable[[Message], int]
 
@@ -49,3 +51,12 @@ def select(messages: Sequence[Message], budget: int | None, count: Counter) -> t
         used += cost
     selected = head + [m for unit in reversed(kept) for m in unit]
     return selected, len(messages) - len(selected)
+
+
+def request_for(
+    state: RunState, definitions: Sequence[ToolDefinition], max_tokens: int | None, count: Counter
+) -> tuple[ModelRequest, int]:
+    """The plain request for the next turn (the transcript under the budget, every tool), and how many old
+    messages the budget dropped from it. Controls shape it from here."""
+    messages, dropped = select(state.messages, state.limits.context_tokens, count)
+    return ModelRequest(messages, list(definitions), max_tokens), dropped

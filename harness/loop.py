@@ -11,27 +11,17 @@ import asyncio
 import time
 from typing import Any
 
-from harness.context import ContextTooSmall
+from harness.context import ContextTooSmall, request_for
+from harness.controls import RunContext, Turn
 from harness.decisions import needs_person
 from harness.errors import NotResumable, ProviderError
 from harness.journal import Journal
 from harness.options import RunOptions
 from harness.policy import bound, may_reuse, signature
-from harness.prompts import repeated_call
 from harness.protocols import ModelReply, Tool
 from harness.state import Interruption, RunState, Stop, over, pending
 from harness.stop import Stopped
 from harness.tools.base import Registry
-from harness.turns import (
-    AnswerTurn,
-    answer_turn,
-    ask_again,
-    asks_digest,
-    not_an_answer,
-    request_for,
-    restatement,
-    words_only,
-)
 from wire.types import ToolCall
 
 
@@ -44,6 +34,7 @@ class Loop:
     def __init__(self, state: RunState, tools: Registry, options: RunOptions) -> None:
         self.state, self.tools, self.options, self.signal = state, tools, options, options.signal
         self.controls = options.controls
+        self.context = RunContext(state, tools, options.token_counter(state.limits))
         self.journal = Journal(state, options.store, options.trace, options.trace_payloads)
         self.started_at = time.monotonic()
 
@@ -92,10 +83,11 @@ class Loop:
         if earlier is not None and may_reuse(self.options.dedupe, tool.read_only):
             self.journal.decided(call, self.journal.result_of(earlier))
             return None
-        if self.controls.repeat_guard and tool.read_only and key in self.state.seen_calls:
-            self.state.repeats += 1
-            self.journal.decided(call, repeated_call(tool.name, self.state.seen_calls[key]))
-            return None
+        for control in self.controls:
+            slot = control.before_call(self.context, call, tool, screened)
+            if slot is not None:
+                self.journal.decided(call, slot)
+                return None
         return await self.execute(call, tool, screened)
 
     def screen(self, call: ToolCall, tool: Tool | None) -> str | dict[str, Any]:
@@ -127,11 +119,10 @@ class Loop:
             raise
         except Exception as exc:
             output, ok, stop = self.options.errors.result_text(exc), False, self.failure(tool, exc)
-        key = signature(tool.name, args)
         if ok:
-            self.state.read_cache.setdefault(key, call["id"])
-        if tool.read_only:
-            self.state.seen_calls.setdefault(key, call["id"])
+            self.state.read_cache.setdefault(signature(tool.name, args), call["id"])
+        for control in self.controls:  # before the result is saved: what a control noted is saved with it
+            control.after_call(self.context, call, tool, args, output, ok)
         self.journal.ran(call, args, output, ok, (time.perf_counter() - began) * 1000)
         return stop
 
@@ -158,44 +149,35 @@ class Loop:
 
     # step 3: ask the model, record the reply, admit its batch -----------------------------------------
     async def take_turn(self) -> Stop | None:
-        kind = answer_turn(self.state, self.controls)
-        if (ask := restatement(self.state, self.controls, kind)) is not None:
-            self.journal.append(ask)
         try:
             request, dropped = request_for(
-                self.state,
-                self.tools.definitions(),
-                self.controls,
-                self.options.max_tokens,
-                self.options.token_counter(self.state.limits),
+                self.state, self.tools.definitions(), self.options.max_tokens, self.context.count
             )
+            turn = Turn(request)
+            for control in self.controls:
+                control.before_request(self.context, turn)
         except ContextTooSmall as exc:
             return over("budget_exceeded", "max_budget", f"context budget: {exc}")
         if dropped:
             self.journal.context_trimmed(dropped)
         began = time.perf_counter()
-        reply = await self.signal.race(self.options.model.complete(request))
-        if asks_digest(kind, self.controls):
-            self.state.digest = "done"  # saved with the reply: a resumed run never asks it twice
-            reply = words_only(reply)
-        self.journal.reply(reply, (time.perf_counter() - began) * 1000, kind)
-        if kind == "repeats":
-            self.state.repeats = 0
+        reply = await self.signal.race(self.options.model.complete(turn.request))
+        for control in self.controls:
+            reply = control.on_reply(self.context, turn, reply)
+        self.journal.reply(reply, (time.perf_counter() - began) * 1000, turn.answer)
         calls = reply.message.get("tool_calls", [])
-        return self.admit(calls) if calls else self.answered(reply, kind)
+        return self.admit(calls) if calls else self.answered(turn, reply)
 
-    def answered(self, reply: ModelReply, kind: AnswerTurn | None) -> Stop | None:
-        """A reply without calls ends the run, unless it is not an answer yet (see turns.not_an_answer)."""
-        retry = not_an_answer(self.state, self.controls, reply.message, self.tools.names(), kind)
-        if retry is not None:
-            if (ask := ask_again(self.state, self.controls, retry)) is not None:
-                self.journal.append(ask)
-            self.journal.not_an_answer(retry)
-            return None
+    def answered(self, turn: Turn, reply: ModelReply) -> Stop | None:
+        """A reply without calls ends the run, unless a control says it is not the answer yet."""
+        for control in self.controls:
+            not_yet = control.on_answer(self.context, turn, reply)
+            if not_yet is not None:
+                if not_yet.ask is not None:
+                    self.journal.append(not_yet.ask)
+                self.journal.not_an_answer(not_yet.reason)
+                return None
         cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
-        if kind == "cap":
-            why = f"reached the turn cap of {self.state.limits.max_turns}; the last turn was an answer turn{cut}"
-            return over("max_turns_exceeded", "max_turns", why)
         return Stop("completed", f"the model answered{cut}")
 
     def admit(self, calls: list[ToolCall]) -> Stop | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from harness.config import Controls
+from harness.controls import Control
 from harness.limits import Limits
 from harness.policy import Dedupe, ToolErrorPolicy, rejection_text
 from harness.protocols import Model, StateStore, TraceSink
@@ -31,8 +31,8 @@ class RunOptions:
     max_tokens: int | None = None
     trace_payloads: bool = False
     count_tokens: Callable[[Message], int] | None = None  # only needed under a context budget
-    # the plain loop: a library caller's model is not assumed small; RunConfig (CLI, eval) turns the controls on
-    controls: Controls = field(default_factory=Controls.off)
+    # none by default: a library caller's model is not assumed small; a RunConfig's profile says which (CLI, eval)
+    controls: Sequence[Control] = ()
 
     def token_counter(self, limits: Limits) -> Callable[[Message], int]:
         """Counts a message's tokens; the encoder is loaded only when a context budget needs it."""

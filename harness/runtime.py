@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.client import OpenAIClient
 from harness.config import RunConfig
+from harness.controls import build, choose
 from harness.limits import Limits, Prices
 from harness.loop import run
 from harness.options import RunOptions
@@ -61,6 +62,14 @@ def client_for(config: RunConfig, model: str) -> OpenAIClient:
     )
 
 
+async def chosen(config: RunConfig, client: OpenAIClient | None) -> RunConfig:
+    """The config with its controls profile chosen: `auto` asks the server what the model is (once per run)."""
+    if config.controls.name != "auto":
+        return config
+    cards = await client.models() if client is not None else None
+    return replace(config, controls=choose(config.model, cards))
+
+
 def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink | None = None) -> Registry:
     """The tools the config names, over its workspace (research only with a model to run it)."""
     return catalogue(
@@ -72,7 +81,7 @@ def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink
         approve_writes=not config.allow_writes,
         approve_deletes=config.approve_deletes,
         trace=trace,
-        controls=config.controls,
+        controls=build(config.controls),
     )
 
 
@@ -92,6 +101,7 @@ async def runnable(
     if config is None:
         raise ValueError(f"run {state.run_id} has no configuration to rebuild it from")
     clients = [] if model is not None else [client_for(config, config.model)]
+    config = state.config = await chosen(config, clients[0] if clients else None)
     research: Model | None = None
     if "research" in config.tools:
         research = model if model is not None else client_for(config, config.research_model or config.model)
@@ -108,7 +118,7 @@ async def runnable(
         on_progress=on_progress,
         max_tokens=config.max_tokens,
         trace_payloads=trace_payloads,
-        controls=config.controls,
+        controls=build(config.controls),
     )
     try:
         yield Runnable(state, tools, options, clients)

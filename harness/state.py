@@ -19,12 +19,11 @@ from harness.config import RunConfig
 from harness.limits import Limits, Prices, Usage
 from wire.types import AssistantMessage, Message, ToolCall
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 Status: TypeAlias = Literal["running", "completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"]
 InterruptionType: TypeAlias = Literal["approval", "max_turns", "max_budget", "cancelled"]
 ErrorSource: TypeAlias = Literal["provider", "tool", "harness"]
-DigestStage: TypeAlias = Literal["none", "due", "done"]
 
 RESUMABLE: frozenset[Status] = frozenset({"max_turns_exceeded", "budget_exceeded", "interrupted"})
 """A run that ended this way has a valid transcript and can go on; `completed` and `failed` cannot."""
@@ -79,12 +78,7 @@ class RunState:
     started: list[str] = field(default_factory=list)  # write calls that began and have no result yet
     processes: dict[str, int] = field(default_factory=dict)  # call id -> process group of a command it started
     read_cache: dict[str, str] = field(default_factory=dict)  # call signature -> call id whose result is reused
-    seen_calls: dict[str, str] = field(default_factory=dict)  # read-only call signature -> call id that ran it
-    repeats: int = 0  # read-only calls refused as repeats, since the last answer turn
-    empty_replies: int = 0  # replies with neither text nor a call
-    nudges: int = 0  # replies that named a tool instead of calling it, asked again
-    checked: bool = False  # the model was asked to check its first answer (verify_answer)
-    digest: DigestStage = "none"  # answer_from_results: its digest turn is due, or was asked
+    controls: dict[str, dict[str, Any]] = field(default_factory=dict)  # each control's memory, by control name
     children: dict[str, RunState] = field(default_factory=dict)  # call id -> a sub-agent's run, as it stands
     trace_seq: int = 0
     config: RunConfig | None = None  # how to rebuild model and tools on resume
@@ -165,9 +159,44 @@ def state_from(raw: dict[str, Any]) -> RunState:
 
 
 def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+    """Bring an older state file to this format, one version at a time."""
+    if raw.get("format_version") == 1:
+        raw = from_format_1(raw)
+    if raw.get("format_version") == 2:
+        raw = from_format_2(raw)
+    return raw
+
+
+SMALL_MODEL_FIELDS = ("seen_calls", "repeats", "empty_replies", "nudges", "checked", "digest")
+
+
+def from_format_2(raw: dict[str, Any]) -> dict[str, Any]:
+    """Format 2 kept the controls' counters on the state and their settings as one flat record."""
+    upgraded = {k: v for k, v in raw.items() if k not in SMALL_MODEL_FIELDS}
+    upgraded["controls"] = {
+        "repeat_guard": {"seen": raw.get("seen_calls") or {}, "repeats": raw.get("repeats") or 0},
+        "empty_reply": {"retries": raw.get("empty_replies") or 0},
+    }
+    config = raw.get("config")
+    if isinstance(config, dict) and "controls" in config:
+        old = config.get("controls")
+        small = isinstance(old, dict) and (old.get("look_turns") or old.get("repeat_guard"))
+        upgraded["config"] = {**config, "controls": small_profile() if small else {"name": "none"}}
+    for key, child in (raw.get("children") or {}).items():
+        if isinstance(child, dict) and child.get("format_version") == 2:
+            upgraded.setdefault("children", {})[key] = from_format_2(child)
+    upgraded["format_version"] = 3
+    return upgraded
+
+
+def small_profile() -> dict[str, Any]:
+    from harness.controls.profiles import SMALL
+
+    return dataclasses.asdict(SMALL)
+
+
+def from_format_1(raw: dict[str, Any]) -> dict[str, Any]:
     """Format 1 kept the config as a free dict and children's spend as a counter."""
-    if raw.get("format_version") != 1:
-        return raw
     upgraded = {k: v for k, v in raw.items() if k not in ("child_usage", "config")}
     old = raw.get("config") or {}
     if isinstance(old, dict) and {"base_url", "workspace"} <= set(old):
@@ -177,7 +206,7 @@ def migrate(raw: dict[str, Any]) -> dict[str, Any]:
             "presets": old.get("presets", []),
             "research_model": old.get("research_model"),
         }
-    upgraded["format_version"] = FORMAT_VERSION
+    upgraded["format_version"] = 2
     return upgraded
 
 

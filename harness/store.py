@@ -114,7 +114,7 @@ def parse_state(path: Path, text: str) -> RunState:
     if not isinstance(raw, dict):
         raise StateFileError(path, "not a run state (expected a JSON object)")
     version = raw.get("format_version")
-    if version not in (1, FORMAT_VERSION):
+    if version not in range(1, FORMAT_VERSION + 1):
         raise StateFileError(path, f"unknown state format version {version!r}; this harness reads {FORMAT_VERSION}")
     try:
         return state_from(raw)

@@ -27,6 +27,7 @@ class RunSummary:
     interruption: dict[str, Any] | None
     pending: list[str]
     wall_ms: float
+    controls: str  # the controls profile that ran, and how it was chosen
 
     @classmethod
     def of(cls, state: RunState, wall_ms: float) -> RunSummary:
@@ -49,7 +50,15 @@ class RunSummary:
             interruption=asdict(state.interruption) if state.interruption else None,
             pending=[c["id"] for c in pending(state.messages)],
             wall_ms=round(wall_ms, 1),
+            controls=controls_of(state),
         )
 
     def facts(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def controls_of(state: RunState) -> str:
+    profile = state.config.controls if state.config is not None else None
+    if profile is None:
+        return "none"
+    return f"{profile.name} ({profile.why})" if profile.why else profile.name

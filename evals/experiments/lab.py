@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.workspace import default_workspace
-from harness.config import Controls, RunConfig
+from harness.config import NO_CONTROLS, RunConfig
 from harness.limits import Limits
 from harness.prompts import GENERIC_SYSTEM_PROMPT as SYSTEM_PROMPT  # the seed's setup: its plain prompt
 from harness.runtime import runnable, start
@@ -107,7 +107,7 @@ class Lab:
         approve_deletes: bool,
         research: tuple[str, Limits] | None,
     ) -> RunConfig:
-        """The catalogue the scripted scenarios are written against, on the seed's loop (no controls)."""
+        """The catalogue the scripted scenarios are written against, with no controls (the plain loop)."""
         headers = {"X-Scripted-Latency-Ms": str(latency_ms)} if latency_ms is not None else {}
         tools = ("list_files", "read_file", "delete_file", "scan_archive") + (("research",) if research else ())
         config = RunConfig(
@@ -117,7 +117,7 @@ class Lab:
             tools=tools,
             approve_deletes=approve_deletes,
             headers=headers,
-            controls=Controls.off(),
+            controls=NO_CONTROLS,
         )
         if research is not None:
             config = replace(config, research_model=research[0], research_limits=research[1])

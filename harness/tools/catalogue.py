@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.config import Controls
+from harness.controls import Control
 from harness.errors import ConfigError
 from harness.limits import Limits
 from harness.presets import CommandPreset
@@ -35,7 +35,7 @@ def catalogue(
     approve_deletes: bool = True,
     trace: TraceSink | None = None,
     scan: ScanArchive | None = None,
-    controls: Controls | None = None,
+    controls: Sequence[Control] = (),
 ) -> Registry:
     """The named tools (research only with a model, run_command only with presets), in catalogue order."""
     unknown = set(names) - set(EVERY_TOOL)
@@ -51,7 +51,7 @@ def catalogue(
     if research_model is not None:
         limits = research_limits or Limits(max_turns=6, max_budget_usd=0.05)
         child_tools = Registry(reading_tools(workspace))
-        made["research"] = Research(research_model, child_tools, limits, trace=trace, controls=controls or Controls())
+        made["research"] = Research(research_model, child_tools, limits, trace=trace, controls=controls)
     if presets:
         made["run_command"] = RunCommand(workspace, presets)
     return Registry(made[name] for name in EVERY_TOOL if name in names and name in made)

@@ -7,11 +7,11 @@ paid twice, and every request it paid for is in the parent's totals exactly once
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.config import Controls
+from harness.controls import Control
 from harness.limits import Limits, Prices
 from harness.loop import run
 from harness.options import RunOptions
@@ -37,7 +37,7 @@ class Research:
     limits: Limits = field(default_factory=lambda: Limits(max_turns=6, max_budget_usd=0.05))
     prices: Prices = field(default_factory=Prices)
     trace: TraceSink | None = None
-    controls: Controls = field(default_factory=Controls)  # the parent's small-model controls
+    controls: Sequence[Control] = ()  # the parent's controls
     name: str = "research"
     description: str = "Investigate one question with the file tools and return a short summary."
     parameters: Mapping[str, Any] = field(default_factory=lambda: QUESTION)

@@ -78,6 +78,7 @@ class LlamaBackend:
             "sha256": self.facts.sha256,
             "quantisation": self.engine.quantisation,
             "context": self.engine.context,
+            "n_params": self.engine.parameters,  # llama-server's name for it; clients size their controls by it
         }
 
     def model_cards(self) -> list[ModelCard]:

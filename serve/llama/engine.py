@@ -147,6 +147,10 @@ class Engine:
         return FILE_TYPES.get(int(raw), f"type {raw}") if raw and raw.isdigit() else "unknown"
 
     @property
+    def parameters(self) -> int:
+        return int(llama_cpp.llama_model_n_params(self.model))
+
+    @property
     def chat_template(self) -> str:
         return self.meta("tokenizer.chat_template") or ""
 

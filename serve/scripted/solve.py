@@ -22,23 +22,30 @@ PHRASAL_FORMS = ((re.compile(r"\btim(?:e|ed|es|ing)[\s-]+outs?\b"), "timeout"),)
 STOP_WORDS = {
     "a", "an", "the", "any", "some", "of", "about", "to", "on", "for", "file", "files", "in", "it", "its", "thing",
     "anything", "something", "that", "which", "there", "is", "are", "with", "mention", "mentions", "word", "words",
+    "line", "lines", "entry", "entries", "anywhere", "here", "folder", "directory", "record", "records",
 }  # fmt: skip
 FILE_NAME = r"(?P<s>[\w./-]+\.[A-Za-z0-9]{1,8})\b"
 SUBJECT_VERBS = (
-    r"(?:mentions?|mentioning|reports?|reporting|says?|saying|talks? about|talking about|refers? to|referring to|"
+    r"(?:mentions?|mentioning|reports?|reporting|records?|recording|says?|saying|talks? about|talking about|"
+    r"refers? to|referring to|"
     r"contains?|containing|discuss(?:es)?|discussing|(?:is|are) about|about|deals? with|covers?|has|have|notes?)"
 )
 PASSIVE = r"(?:mentioned|discussed|described|reported|written about|noted)\b"
-EVERY_FILE = r"\b(?:every|each|all)\b(?: of)?(?: the)? (?:files?|logs?|documents?)\b"
+EVERY_FILE = (
+    r"\b(?:every|each|all)\b(?: of)?(?: the)? (?:files?|logs?|documents?)\b"
+    r"|\bone by one\b|\bin each\b|\bgo through\b|\beach one\b|\bevery one\b|\beach of them\b"
+)
 YES_NO = r"^(?:is|are|do|does|has|have)\b[^?]*?\b(?:any|a|there)\b[^?]*?\b"
 KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(EVERY_FILE + r"|\bread (?:them|each|every|all)"), "read_all"),
-    (re.compile(r"\b(?:read|open|show|print|display|cat)\b[^?]*?\b" + FILE_NAME), "read"),
+    (re.compile(r"\b(?:read|open|show|print|display|cat|contents? of|tell me)\b[^?]*?\b" + FILE_NAME), "read"),
     (re.compile(r"\b(?:what|whats|what's)\b[^?]*?\b(?:in|does|is)\b[^?]*?\b" + FILE_NAME), "read"),
     (re.compile(r"\b" + FILE_NAME + r"\s+(?:says?|contains?|holds?)\b"), "read"),
     (re.compile(r"\bhow many\b|\bcount\b|\bnumber of\b"), "count"),
     (re.compile(r"\b(?P<s>largest|biggest|heaviest|smallest|tiniest|lightest)\b"), "size"),
+    (re.compile(r"\bmost (?:space|bytes|room)\b"), "size"),
     (re.compile(YES_NO + SUBJECT_VERBS + r"\s+(?P<s>.+?)\??$"), "about"),
+    (re.compile(r"^(?:is|are|was|were)\s+(?P<s>.+?)\s+" + PASSIVE), "about"),
     (re.compile(r"\b(?:where|in which files?)\b[^?]*?\b(?:is|are|was|were)\s+(?P<s>.+?)\s+" + PASSIVE), "mentions"),
     (re.compile(r"\b" + SUBJECT_VERBS + r"\s+(?P<s>.+?)\??$"), "mentions"),
 )  # fmt: skip
@@ -51,12 +58,16 @@ class Question:
     subject: str = ""
 
 
+TRAILING_ASK = re.compile(r",?\s+and\s+(?:tell|give|name|say|show|let)\b.*$")
+
+
 def parse_question(question: str) -> Question | None:
     lowered = " ".join(question.strip().lower().split())
+    lowered = TRAILING_ASK.sub("", lowered.rstrip("?.!"))
     for pattern, kind in KINDS:
         found = pattern.search(lowered)
         if found:
-            subject = (found.groupdict().get("s") or "").strip().rstrip("?.!")
+            subject = (found.groupdict().get("s") or ("largest" if kind == "size" else "")).strip().rstrip("?.!")
             return Question(kind, re.sub(r"^(?:a|an|the)\s+", "", subject))
     return None
 
@@ -100,7 +111,7 @@ def normalise(words: str) -> str:
 
 
 def stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s", "e"):
+    for suffix in ("ions", "ion", "ing", "ed", "es", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.client import FunctionModel
-from harness.config import Controls
+from harness.controls import Control
 from harness.protocols import ModelReply, ToolContext
 from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]
-PLAIN = Controls.off()
-"""The loop with none of the small-model controls, for tests of one mechanism at a time."""
+PLAIN: tuple[Control, ...] = ()
+"""The loop with no controls, for tests of one mechanism at a time."""
 X_PARAMETERS = {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}
 """The arguments every probe tool takes: one integer, nothing else."""
 

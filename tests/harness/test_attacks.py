@@ -146,7 +146,7 @@ def slow_provider() -> Iterator[Server]:
 def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
     return [
         *("--base-url", provider.base_url, "--model", model, "--workspace", str(workspace)),
-        *("--state-dir", str(state_dir), "--run-id", run_id, "--json", "--no-controls"),
+        *("--state-dir", str(state_dir), "--run-id", run_id, "--json", "--controls", "none"),
     ]
 
 
@@ -271,7 +271,16 @@ def test_a_state_dir_that_is_a_file_and_unknown_options(workspace: Path, tmp_pat
 
 
 def test_an_existing_run_is_never_replaced(scripted: Server, workspace: Path, tmp_path: Path) -> None:
-    args = ["--base-url", scripted.base_url, "--model", "destructive", "--workspace", str(workspace), "--no-controls"]
+    args = [
+        "--base-url",
+        scripted.base_url,
+        "--model",
+        "destructive",
+        "--workspace",
+        str(workspace),
+        "--controls",
+        "none",
+    ]
     args += ["--state-dir", str(tmp_path), "--run-id", "dup"]
     first = harness("run", "Clean up", *args)
     assert first.returncode == 5  # waiting for approval of the delete

@@ -22,7 +22,6 @@ def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[
         str(workspace),
         "--state-dir",
         str(tmp_path / "st"),
-        "--no-controls",  # the scripted scenarios are the seed's behaviours, written for its plain loop
     ]
 
 
@@ -38,6 +37,7 @@ def test_run_prints_the_answer_a_summary_line_and_a_json_last_line(
     assert facts["prompt_tokens"] > 0 and facts["completion_tokens"] > 0 and facts["cost_usd"] > 0
     assert facts["interruption"] is None and facts["reason"] == "the model answered"
     assert "running read_file (c2)" in done.stderr  # live progress lines
+    assert facts["controls"] == "none (auto: the server does not say how many parameters plan has)"
     plain = harness("run", "Which file mentions a timeout?", *base(scripted, workspace, tmp_path, "plan"))
     assert plain.stdout.splitlines()[0].startswith("errors.log mentions a timeout")
     assert "turns=3 tools=2" in plain.stdout and "status=completed" in plain.stdout

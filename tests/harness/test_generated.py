@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from harness.client import FunctionModel
-from harness.config import Controls
+from harness.config import ControlSpec, Profile
+from harness.controls import Control, build
 from harness.decisions import approve, reject
 from harness.errors import PermanentToolError, ToolError
 from harness.limits import Limits
@@ -138,7 +139,9 @@ def tools_for(world: World) -> Registry:
     )
 
 
-async def drive(world: World, limits: Limits, controls: Controls, stop_at: int | None) -> tuple[RunState, MemoryTrace]:
+async def drive(
+    world: World, limits: Limits, controls: list[Control], stop_at: int | None
+) -> tuple[RunState, MemoryTrace]:
     """Run, die where the world says, resume from the last save, answer approvals; until the run ends."""
     store, trace, tools = Snapshots(), MemoryTrace(), tools_for(world)
     state = new_run("q", limits=limits)
@@ -197,17 +200,23 @@ def check_invariants(state: RunState, trace: MemoryTrace, world: World) -> None:
     tool_cap=st.one_of(st.none(), st.integers(0, 6)),
     budget=st.one_of(st.none(), st.floats(0.0, 0.01)),
     stop_at=st.one_of(st.none(), st.integers(1, 6)),
-    controls=st.builds(
-        Controls,
-        repeat_guard=st.booleans(),
-        answer_at_cap=st.booleans(),
-        answer_mode=st.sampled_from(["offered", "restated", "prose"]),
-        empty_retries=st.integers(0, 2),
-    ),
+    controls=st.lists(  # any controls, in any order, with their settings at small values
+        st.one_of(
+            st.builds(
+                ControlSpec, st.just("repeat_guard"), st.fixed_dictionaries({"before_answer": st.integers(1, 3)})
+            ),
+            st.builds(ControlSpec, st.just("empty_reply"), st.fixed_dictionaries({"retries": st.integers(0, 2)})),
+            st.builds(ControlSpec, st.just("look_first"), st.fixed_dictionaries({"turns": st.integers(0, 3)})),
+            st.just(ControlSpec("parallel_calls")),
+            st.just(ControlSpec("digest_answers")),
+        ),
+        max_size=5,
+        unique_by=lambda spec: spec.name,
+    ).map(lambda specs: build(Profile("generated", tuple(specs)))),
 )
 def test_random_runs_with_kills_keep_every_invariant(
     plan: list[Any], kill_at: set[int], max_turns: int, tool_cap: int | None, budget: float | None,
-    stop_at: int | None, controls: Controls,
+    stop_at: int | None, controls: list[Control],
 ) -> None:  # fmt: skip
     world = World(plan, kill_at)
     limits = Limits(max_turns=max_turns, max_tool_calls=tool_cap, max_budget_usd=budget)

@@ -57,7 +57,7 @@ def started_runs(events: list[Event]) -> list[str]:
 def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
     return [
         *("--base-url", provider.base_url, "--model", model, "--workspace", str(workspace)),
-        *("--state-dir", str(state_dir), "--run-id", run_id, "--json", "--no-controls"),
+        *("--state-dir", str(state_dir), "--run-id", run_id, "--json", "--controls", "none"),
     ]
 
 

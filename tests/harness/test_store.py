@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.config import RunConfig
 from harness.errors import RunInUse, RunNotFound, StateError, StateFileError
 from harness.state import new_run
 from harness.store import FileStore
@@ -78,3 +79,18 @@ def test_a_second_process_gets_run_in_use_until_the_first_dies(tmp_path: Path) -
         holder.wait()
     with FileStore(tmp_path).lock("r1"):  # the kernel released it with the process
         pass
+
+
+def test_a_format_2_state_keeps_its_counters_as_the_controls_memory(tmp_path: Path) -> None:
+    """Format 2 kept the small-model counters on the state and the controls as one flat record."""
+    state = new_run("q", config=RunConfig("http://127.0.0.1:1/v1", "m", str(tmp_path)))
+    raw = json.loads(state.to_json())
+    raw.pop("controls")
+    raw["config"]["controls"] = {"look_turns": 3, "repeat_guard": True, "answer_mode": "digest"}
+    raw |= {"format_version": 2, "seen_calls": {"read_file:x": "c1"}, "repeats": 1, "empty_replies": 2}
+    (tmp_path / f"{state.run_id}.json").write_text(json.dumps(raw))
+    loaded = FileStore(tmp_path).load(state.run_id)
+    assert loaded.controls["repeat_guard"] == {"seen": {"read_file:x": "c1"}, "repeats": 1}
+    assert loaded.controls["empty_reply"] == {"retries": 2}
+    assert loaded.config is not None and loaded.config.controls.name == "small"
+    assert loaded.config.controls.controls[0].name == "repeat_guard"

@@ -1,0 +1,104 @@
+"""The hook points a control acts at, what it is given there, and where it keeps what it remembers.
+
+A turn goes: the harness builds the request (the transcript under the context budget, the tools); each
+control may shape it (`before_request`), in profile order, each seeing what the ones before it did; the
+model replies; each control may see or reshape the reply before it is recorded (`on_reply`); a reply
+without calls is the answer unless a control says it is not yet, and why (`on_answer`). Around each call
+of a batch: a control may fill its slot without running it (`before_call`) and sees its result
+(`after_call`).
+
+What a control remembers lives in the run state (`state.controls[name]`, a small dataclass as JSON), so it
+is saved with the state at every change and a resumed run goes on with it; the control objects
+themselves hold nothing but their settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from harness.protocols import ModelReply, ModelRequest, Tool
+from harness.state import RunState
+from harness.tools.base import Registry
+from wire.types import Message, ToolCall
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a control may read of the run: its state (every control's memory in it), the tools, a token counter."""
+
+    state: RunState
+    tools: Registry
+    count: Callable[[Message], int]
+
+
+@dataclass
+class Turn:
+    """The turn being asked: its request, and why it asks for the answer instead of more calls (if it does)."""
+
+    request: ModelRequest
+    answer: str | None = None
+
+
+@dataclass(frozen=True)
+class NotYet:
+    """A reply without calls that is not the answer yet: why (recorded in the trace), and the words, if any,
+    added to the transcript before the next turn."""
+
+    reason: str
+    ask: Message | None = None
+
+
+class Control(Protocol):
+    """One concern of the harness for a model, acting at some of the named points of a turn."""
+
+    @property
+    def name(self) -> str: ...
+
+    def before_request(self, run: RunContext, turn: Turn) -> None: ...
+
+    def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply: ...
+
+    def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None: ...
+
+    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None: ...
+
+    def after_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+    ) -> None: ...
+
+
+M = TypeVar("M")
+
+
+class Hooks:
+    """A control that does nothing at every point; a control subclasses it and overrides where it acts."""
+
+    name: ClassVar[str] = ""
+
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        return None
+
+    def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
+        return reply
+
+    def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
+        return None
+
+    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None:
+        return None
+
+    def after_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+    ) -> None:
+        return None
+
+    def recall(self, run: RunContext, kind: type[M]) -> M:
+        """This control's memory in this run (a fresh one when it has none yet)."""
+        return kind(**run.state.controls.get(self.name, {}))
+
+    def keep(self, run: RunContext, memory: object) -> None:
+        """Store this control's memory in the run state; it is saved with the state's next save."""
+        run.state.controls[self.name] = dataclasses.asdict(memory)  # type: ignore[call-overload]

@@ -1,0 +1,32 @@
+"""look_first: the first turns must call a tool, so the model looks before it answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from harness.controls.base import Hooks, RunContext, Turn
+from harness.protocols import ToolChoice
+
+
+@dataclass(frozen=True)
+class LookFirst(Hooks):
+    """The first `turns` turns must call a tool (tool_choice required): small models otherwise announce a
+    call in words, or guess, and stop. The first such call goes to the one tool that needs no arguments, if
+    there is exactly one: a look around needs no guess."""
+
+    name: ClassVar[str] = "look_first"
+    turns: int = 3
+
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        request = turn.request
+        if turn.answer is not None or not request.tools or request.tool_choice is not None:
+            return
+        looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
+        if looked >= self.turns:
+            return
+        bare = [t["function"]["name"] for t in request.tools if not t["function"].get("parameters", {}).get("required")]
+        choice: ToolChoice = "required"
+        if looked == 0 and len(bare) == 1:
+            choice = {"type": "function", "function": {"name": bare[0]}}
+        turn.request = replace(request, tool_choice=choice)

@@ -1,0 +1,79 @@
+"""The controls by name, the profiles made of them, and how `auto` picks one from what the server says.
+
+A profile is a list of controls in the order they act. `small` is for models of a few billion parameters
+or less, measured on the Qwen2.5 coders (docs: the controls table); `none` is the plain loop, for a model
+that calls tools and answers on its own. `auto` asks the server for the model's card and takes `small`
+when it reports fewer than SMALL_BELOW parameters (llama-server and this project's server report
+`meta.n_params`), `none` otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.config import NO_CONTROLS, ControlSpec, Profile
+from harness.controls.base import Control, Hooks
+from harness.controls.digest import DigestAnswers
+from harness.controls.empty_reply import EmptyReply
+from harness.controls.look_first import LookFirst
+from harness.controls.parallel_calls import ParallelCalls
+from harness.controls.repeat_guard import RepeatGuard
+from harness.errors import ConfigError
+
+CONTROLS: dict[str, type[Hooks]] = {
+    control.name: control for control in (RepeatGuard, EmptyReply, LookFirst, ParallelCalls, DigestAnswers)
+}
+SMALL = Profile(
+    "small",
+    (
+        ControlSpec("repeat_guard"),
+        ControlSpec("empty_reply"),
+        ControlSpec("look_first"),
+        ControlSpec("parallel_calls"),
+        ControlSpec("digest_answers"),
+    ),
+    why="asked for",
+)
+PROFILES = {"small": SMALL, "none": NO_CONTROLS}
+SMALL_BELOW = 4_000_000_000  # parameters
+
+
+def build(profile: Profile) -> list[Control]:
+    """The profile's controls, built from their specs (an unknown name or parameter is a ConfigError)."""
+    built: list[Control] = []
+    for spec in profile.controls:
+        kind = CONTROLS.get(spec.name)
+        if kind is None:
+            raise ConfigError(f"unknown control {spec.name!r}; the controls are {', '.join(CONTROLS)}")
+        try:
+            built.append(kind(**spec.params))
+        except TypeError as exc:
+            raise ConfigError(f"control {spec.name!r}: {exc}") from exc
+    return built
+
+
+def named(name: str) -> Profile:
+    if name not in PROFILES:
+        raise ConfigError(f"unknown controls profile {name!r}; use auto, {', '.join(PROFILES)}")
+    return PROFILES[name]
+
+
+def parameters_of(card: Mapping[str, Any]) -> int | None:
+    meta = card.get("meta")
+    count = meta.get("n_params") if isinstance(meta, Mapping) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else None
+
+
+def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
+    """`auto`: small for a model the server says is small, none for any other (or when it says nothing)."""
+    if cards is None:
+        return Profile("none", why="auto: the server's model list could not be read")
+    card = next((c for c in cards if c.get("id") == model), cards[0] if len(cards) == 1 else None)
+    count = parameters_of(card) if card is not None else None
+    if count is None:
+        return Profile("none", why=f"auto: the server does not say how many parameters {model} has")
+    size = f"{count / 1e9:.2f}B parameters"
+    if count < SMALL_BELOW:
+        return Profile("small", SMALL.controls, why=f"auto: {model} has {size}, under {SMALL_BELOW / 1e9:g}B")
+    return Profile("none", why=f"auto: {model} has {size}, not under {SMALL_BELOW / 1e9:g}B")

@@ -1,0 +1,176 @@
+"""The controls, each at its hook points, through the real loop with stand-in models; profiles and `auto`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from harness.client import FunctionModel
+from harness.config import ControlSpec, Profile
+from harness.context import ContextTooSmall
+from harness.controls import Hooks, NotYet, RunContext, Turn, build, choose
+from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages
+from harness.controls.empty_reply import EmptyReply
+from harness.controls.look_first import LookFirst
+from harness.controls.parallel_calls import ParallelCalls
+from harness.controls.repeat_guard import RepeatGuard
+from harness.errors import ConfigError
+from harness.limits import Limits
+from harness.loop import run
+from harness.options import RunOptions
+from harness.protocols import ModelReply, ModelRequest
+from harness.state import new_run
+from harness.store import FileStore
+from harness.tools.base import Registry
+from harness.trace import MemoryTrace
+from tests.harness.helpers import Recorder, calls
+from wire.digest import Finding, read
+from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
+
+QUESTION = "Which probe value is right?"
+
+
+def answering(*replies: AssistantMessage | str) -> tuple[FunctionModel, list[ModelRequest]]:
+    """A model that replies from a fixed list and keeps every request it was sent."""
+    seen: list[ModelRequest] = []
+
+    class Seeing(FunctionModel):
+        async def complete(self, request: ModelRequest) -> ModelReply:
+            seen.append(request)
+            return await super().complete(request)
+
+    def reply(messages: list[Message], tools: list[ToolDefinition]) -> ModelReply:
+        out = replies[len(seen) - 1]
+        message: AssistantMessage = {"role": "assistant", "content": out} if isinstance(out, str) else out
+        return ModelReply(message, usage_of(10, 2), "tool_calls" if message.get("tool_calls") else "stop")
+
+    return Seeing(reply), seen
+
+
+def reads(*values: int) -> AssistantMessage:
+    return calls(*((f"c{v}-{i}", "probe", {"x": v}) for i, v in enumerate(values)))
+
+
+async def test_a_repeated_read_is_refused_and_the_next_turn_is_asked_as_a_digest() -> None:
+    probe = Recorder(output="value 7")
+    model, seen = answering(reads(1), reads(1, 2), calls(("late", "probe", {"x": 9})) | {"content": "It is 7."})
+    trace = MemoryTrace()
+    options = RunOptions(model=model, controls=[RepeatGuard(), DigestAnswers()], trace=trace)
+    state = new_run(QUESTION, system="Answer from the files.")
+    result = await run(state, Registry([probe]), options)
+    assert (result.status, result.answer, result.turns) == ("completed", "It is 7.", 3)
+    assert probe.runs == [{"x": 1}, {"x": 2}]  # the repeat was refused; the call in the digest reply never ran
+    digest = seen[2]
+    assert (digest.tools, digest.tool_choice, digest.extra) == ([], None, {"grammar": PROSE_GRAMMAR})
+    system, ask = digest.messages
+    assert system == {"role": "system", "content": "Answer from the files."}
+    found = [Finding("probe", {"x": 1}, "value 7"), Finding("probe", {"x": 2}, "value 7")]
+    assert read(str(ask["content"])) == (QUESTION, found)  # each distinct call once
+    assert [e["answer_turn"] for e in trace.events if e["type"] == "turn"] == [None, None, "repeats"]
+
+
+async def test_without_a_digest_an_answer_turn_offers_tools_but_no_calls() -> None:
+    model, seen = answering(reads(1), reads(1), "It is 7.")
+    result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model=model, controls=[RepeatGuard()]))
+    assert result.answer == "It is 7." and seen[2].tool_choice == "none" and seen[2].tools
+
+
+async def test_the_guard_remembers_across_a_stop_and_a_resume(tmp_path: Path) -> None:
+    """Its memory is in the run state: a resumed run asks the answer turn it owed, and refuses a repeat."""
+    store = FileStore(tmp_path)
+    probe = Recorder(output="value 7")
+    controls = [RepeatGuard(), DigestAnswers()]
+    model, _ = answering(reads(1), reads(1))
+    options = RunOptions(model=model, store=store, controls=controls)
+    first = await run(new_run(QUESTION, limits=Limits(max_turns=2)), Registry([probe]), options)
+    assert first.status == "max_turns_exceeded" and probe.runs == [{"x": 1}]
+    saved = store.load(first.run_id)
+    assert saved.controls["repeat_guard"] == {"seen": {'probe:{"x":1}': "c1-0"}, "repeats": 1}
+    model, seen = answering("It is 7.")
+    again = await run(
+        replace(saved, limits=Limits(max_turns=4)), Registry([probe]), RunOptions(model, controls=controls)
+    )
+    assert (again.status, again.answer, again.turns) == ("completed", "It is 7.", 3)
+    assert read(str(seen[0].messages[-1]["content"])) is not None  # the owed answer turn, asked as a digest
+    assert again.controls["repeat_guard"]["repeats"] == 0
+
+
+async def test_an_empty_reply_requires_a_call_then_is_asked_again_in_words() -> None:
+    model, seen = answering("", reads(1), "", "It is 7.")
+    trace = MemoryTrace()
+    controls = [EmptyReply(retries=2)]
+    result = await run(
+        new_run(QUESTION), Registry([Recorder()]), RunOptions(model=model, controls=controls, trace=trace)
+    )
+    assert (result.status, result.answer, result.turns) == ("completed", "It is 7.", 4)
+    assert seen[1].tool_choice == "required"
+    assert seen[3].messages[-1]["role"] == "user" and QUESTION in str(seen[3].messages[-1]["content"])
+    assert [e["why"] for e in trace.events if e["type"] == "not_an_answer"] == ["empty", "empty"]
+
+
+async def test_past_its_retries_an_empty_reply_is_the_answer() -> None:
+    model, _ = answering("", "")
+    result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model, controls=[EmptyReply(retries=1)]))
+    assert (result.status, result.answer, result.turns) == ("completed", "", 2)
+
+
+async def test_the_first_turns_must_call_and_the_first_call_is_the_bare_tool() -> None:
+    bare = Recorder(name="look", parameters={"type": "object", "properties": {}})
+    needs_x = Recorder(parameters={"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]})
+    model, seen = answering(calls(("a", "look", {})), reads(1), "It is 7.")
+    options = RunOptions(model=model, controls=[LookFirst(turns=2), ParallelCalls()])
+    result = await run(new_run(QUESTION), Registry([bare, needs_x]), options)
+    assert result.answer == "It is 7."
+    assert seen[0].tool_choice == {"type": "function", "function": {"name": "look"}}
+    assert (seen[1].tool_choice, seen[2].tool_choice) == ("required", None)
+    assert all(request.parallel_tool_calls for request in seen)
+
+
+async def test_a_control_of_ones_own_is_one_object_in_the_list() -> None:
+    """Adding a control is one object: here, one that will not take an answer before any tool has run."""
+
+    @dataclass(frozen=True)
+    class LooksBeforeAnswering(Hooks):
+        name: ClassVar[str] = "looks_before_answering"
+
+        def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
+            looked = any(m["role"] == "tool" for m in run.state.messages)
+            return None if looked else NotYet("nothing looked at", {"role": "user", "content": "Look first."})
+
+    model, seen = answering("It is 3.", reads(1), "It is 7.")
+    result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model, controls=[LooksBeforeAnswering()]))
+    assert (result.answer, result.turns) == ("It is 7.", 3) and seen[1].messages[-1]["content"] == "Look first."
+
+
+def test_under_a_context_budget_a_digest_keeps_the_newest_results() -> None:
+    state = new_run(QUESTION, limits=Limits(context_tokens=40))
+    for index in range(3):
+        state.messages += [
+            reads(index),
+            {"role": "tool", "tool_call_id": f"c{index}-0", "content": f"result {index} " + "word " * 10},
+        ]
+    kept = read(str(digest_messages(state, lambda m: len(str(m["content"]).split()))[-1]["content"]))
+    assert kept is not None and [f.arguments for f in kept[1]] == [{"x": 2}]
+    with pytest.raises(ContextTooSmall):
+        digest_messages(replace(state, limits=Limits(context_tokens=5)), lambda m: 10)
+
+
+def test_a_profile_builds_its_controls_and_refuses_unknown_ones() -> None:
+    built = build(Profile("mine", (ControlSpec("look_first", {"turns": 1}), ControlSpec("digest_answers"))))
+    assert [c.name for c in built] == ["look_first", "digest_answers"] and built[0] == LookFirst(turns=1)
+    with pytest.raises(ConfigError, match="unknown control 'guess'"):
+        build(Profile("mine", (ControlSpec("guess"),)))
+    with pytest.raises(ConfigError, match="look_first"):
+        build(Profile("mine", (ControlSpec("look_first", {"turn": 1}),)))
+
+
+def test_auto_takes_small_for_a_model_the_server_says_is_small_and_none_otherwise() -> None:
+    card = {"id": "qwen", "meta": {"n_params": 494_032_768}}
+    assert choose("qwen", [card]).name == "small" and "0.49B" in choose("qwen", [card]).why
+    assert choose("other", [card]).name == "small"  # one card: a server of one model (llama-server's ids are paths)
+    assert choose("qwen", [{"id": "qwen", "meta": {"n_params": 70_000_000_000}}]).name == "none"
+    assert choose("solve", [{"id": "solve"}, {"id": "plan"}]).name == "none"
+    assert choose("qwen", None).why == "auto: the server's model list could not be read"
