@@ -40,6 +40,15 @@ def without(profile: Profile, name: str) -> Profile:
     )
 
 
+def adding(profile: Profile, name: str, after: str) -> Profile:
+    specs: list[ControlSpec] = []
+    for spec in profile.controls:
+        specs.append(spec)
+        if spec.name == after:
+            specs.append(ControlSpec(name))
+    return replace(profile, name=f"{profile.name} with {name}", controls=tuple(specs))
+
+
 def changed(profile: Profile, name: str, **params: ControlParameter) -> Profile:
     specs = tuple(ControlSpec(s.name, {**s.params, **params}) if s.name == name else s for s in profile.controls)
     shown = ", ".join(f"{k} {v}" for k, v in params.items())
@@ -55,6 +64,7 @@ def variants() -> list[Variant]:
     ]
     rows += [Variant(f"small without {spec.name}", without(SMALL, spec.name)) for spec in SMALL.controls]
     rows += [
+        Variant("small with unread_paths", adding(SMALL, "unread_paths", after="look_first")),
         Variant("small, look_first turns 2", changed(SMALL, "look_first", turns=2)),
         Variant("small, look_first turns 4", changed(SMALL, "look_first", turns=4)),
     ]

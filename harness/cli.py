@@ -20,14 +20,13 @@ import signal
 import sys
 import time
 from collections.abc import Mapping
-from contextlib import suppress
 from pathlib import Path
 from typing import Any, cast
 
 from harness.client import base_url_from_env
 from harness.config import ALL_TOOLS, RunConfig
 from harness.decisions import approve, reject
-from harness.errors import HarnessError, StateError
+from harness.errors import ConfigError, HarnessError, StateError
 from harness.flags import add_controls, profile_from
 from harness.limits import Limits, Prices
 from harness.presets import CommandPreset, load_presets, parse_preset
@@ -37,6 +36,7 @@ from harness.state import RunState
 from harness.store import FileStore, check_run_id
 from harness.summary import RunSummary, controls_of
 from harness.trace import FanoutTrace, JsonlTrace
+from harness.userfiles import check_appendable
 from wire.types import ToolCall
 
 EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exceeded": 4, "interrupted": 5}
@@ -135,6 +135,8 @@ def presets_from(args: argparse.Namespace) -> tuple[CommandPreset, ...]:
 
 def config_from(args: argparse.Namespace) -> RunConfig:
     """What resume needs to rebuild the model and the tools; never the API key itself."""
+    if not args.workspace.strip():
+        raise ConfigError("--workspace is empty; name the folder the tools may touch (--workspace . for this one)")
     return RunConfig(
         base_url=base_url_from_env(args.base_url),
         model=args.model,
@@ -179,8 +181,12 @@ class Console:
         return None
 
 
+def trace_path(store: FileStore, state: RunState, args: argparse.Namespace) -> Path:
+    return check_appendable(args.trace or store.directory / f"{state.run_id}.trace.jsonl", "trace")
+
+
 async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> RunState:
-    sink = JsonlTrace(args.trace or store.directory / f"{state.run_id}.trace.jsonl")
+    sink = JsonlTrace(trace_path(store, state, args))
     trace = FanoutTrace(sink, Console())
     loop = asyncio.get_running_loop()
     try:
@@ -233,6 +239,7 @@ def command_run(args: argparse.Namespace) -> int:
     with store.lock(state.run_id):
         if store.exists(state.run_id):
             raise StateError(f"run {state.run_id} already exists in {store.directory}; resume it or choose another id")
+        trace_path(store, state, args)  # a trace that cannot be used is refused before anything is saved
         store.save(state)
         began = time.monotonic()
         state = asyncio.run(drive(state, store, args))
@@ -298,5 +305,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    with suppress(KeyboardInterrupt):
-        sys.exit(main())
+    from harness.__main__ import entry
+
+    sys.exit(entry())

@@ -94,6 +94,15 @@ def provider_message(response: httpx.Response) -> str:
     return f"provider answered {response.status_code}: {message}"
 
 
+def refused_field(response: httpx.Response, fields: Mapping[str, Any]) -> str | None:
+    """The field of `fields` a 400 names as its `param`, if it names one of them."""
+    try:
+        param = response.json()["error"]["param"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return param if isinstance(param, str) and param in fields else None
+
+
 class OpenAIClient:
     """Chat completions over httpx: retries with backoff on 429, 5xx and connection errors."""
 
@@ -111,6 +120,7 @@ class OpenAIClient:
     ) -> None:
         self.base_url = base_url_from_env(base_url)
         self.model, self.timeout_s = model, timeout_s
+        self.refused: set[str] = set()  # optional fields (ModelRequest.extra) this server said it does not take
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -137,7 +147,8 @@ class OpenAIClient:
         await self.aclose()
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {**request.extra, "model": self.model, "messages": list(request.messages)}
+        extra = {k: v for k, v in request.extra.items() if k not in self.refused}
+        body: dict[str, Any] = {**extra, "model": self.model, "messages": list(request.messages)}
         if request.tools:
             body["tools"] = list(request.tools)
             if request.tool_choice is not None:
@@ -159,35 +170,47 @@ class OpenAIClient:
         return [card for card in data if isinstance(card, dict)] if isinstance(data, list) else None
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        body = self.body(request)
-        for attempt in range(self.max_retries + 1):
-            last = attempt == self.max_retries
-            try:
-                response = await self._http.post("/chat/completions", json=body)
-            except httpx.TimeoutException as exc:
-                if last or (isinstance(exc, httpx.ReadTimeout) and attempt >= 1):  # a peer that hangs: try once more
-                    raise ProviderUnavailable(self.timed_out(exc)) from exc
-                await asyncio.sleep(exponential(attempt, self.backoff_s))
-                continue
-            except httpx.TransportError as exc:
-                if last:
-                    raise ProviderUnavailable(f"cannot reach {self.base_url}: {exc!r}") from exc
-                await asyncio.sleep(exponential(attempt, self.backoff_s))
+        body, attempt = self.body(request), 0
+        while True:
+            last = attempt >= self.max_retries
+            response = await self.send(body, attempt, last)
+            attempt += 1
+            if response is None:
                 continue
             if response.status_code < 400:
-                try:
-                    payload = scrubbed(response.json())
-                except (ValueError, RecursionError) as exc:
-                    raise MalformedReply(f"malformed reply from the provider: not usable JSON ({exc})") from exc
-                return validate_reply(payload)
+                return self.reply_of(response)
+            field = refused_field(response, request.extra) if response.status_code == 400 else None
+            if field is not None and field not in self.refused:
+                self.refused.add(field)  # an optional field this server does not take: asked again without it
+                body, attempt = self.body(request), attempt - 1
+                continue
             if response.status_code not in RETRYABLE:
                 raise ProviderRejected(provider_message(response), response.status_code)
             if last:
                 raise ProviderUnavailable(
-                    f"{provider_message(response)} (after {attempt + 1} attempts)", response.status_code
+                    f"{provider_message(response)} (after {attempt} attempts)", response.status_code
                 )
-            await asyncio.sleep(retry_after(response, attempt, self.backoff_s))
-        raise AssertionError("unreachable")
+            await asyncio.sleep(retry_after(response, attempt - 1, self.backoff_s))
+
+    async def send(self, body: dict[str, Any], attempt: int, last: bool) -> httpx.Response | None:
+        """One POST; None when it failed in a way worth trying again (after a backoff)."""
+        try:
+            return await self._http.post("/chat/completions", json=body)
+        except httpx.TimeoutException as exc:
+            if last or (isinstance(exc, httpx.ReadTimeout) and attempt >= 1):  # a peer that hangs: try once more
+                raise ProviderUnavailable(self.timed_out(exc)) from exc
+        except httpx.TransportError as exc:
+            if last:
+                raise ProviderUnavailable(f"cannot reach {self.base_url}: {exc!r}") from exc
+        await asyncio.sleep(exponential(attempt, self.backoff_s))
+        return None
+
+    def reply_of(self, response: httpx.Response) -> ModelReply:
+        try:
+            payload = scrubbed(response.json())
+        except (ValueError, RecursionError) as exc:
+            raise MalformedReply(f"malformed reply from the provider: not usable JSON ({exc})") from exc
+        return validate_reply(payload)
 
 
 ModelFunction = Callable[

@@ -9,7 +9,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from harness.errors import ConfigError
+from harness.userfiles import read_text
+from wire.types import first_error
 
 VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -45,21 +49,39 @@ def parse_preset(spec: str, needs_approval: bool = True) -> CommandPreset:
     return CommandPreset(name.strip(), argv, needs_approval=needs_approval)
 
 
+class PresetTable(BaseModel):
+    """One [commands.NAME] table, with exact types: a string is not a list of arguments, 0 is not a bool."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    argv: list[str] = Field(min_length=1)
+    cwd: str = "."
+    timeout_s: float = Field(default=60.0, gt=0, allow_inf_nan=False)
+    max_output_bytes: int = Field(default=32_000, gt=0)
+    needs_approval: bool = True
+    description: str = ""
+
+
+class PresetsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    commands: dict[str, PresetTable] = Field(default_factory=dict)
+
+
+MAX_PRESETS_BYTES = 1_000_000
+
+
 def load_presets(path: str | Path) -> list[CommandPreset]:
     """Presets from a TOML file: a [commands.NAME] table each, with argv, cwd, timeout_s, max_output_bytes,
-    needs_approval and description."""
+    needs_approval and description, checked against their types."""
     try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read command presets ({exc})") from exc
-    presets = []
-    commands = raw.get("commands", {})
-    if not isinstance(commands, dict):
-        raise ConfigError(f"{path}: [commands] must be a table of [commands.NAME] tables")
-    for name, table in commands.items():
-        try:
-            argv = table.pop("argv")
-            presets.append(CommandPreset(name, tuple(str(a) for a in argv), **table))
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"{path}: [commands.{name}] is invalid ({exc})") from exc
-    return presets
+        raw = tomllib.loads(read_text(path, MAX_PRESETS_BYTES, "commands file"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such commands file") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    try:
+        parsed = PresetsFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {first_error(exc)}") from exc
+    return [CommandPreset(name, tuple(t.argv), **t.model_dump(exclude={"argv"})) for name, t in parsed.commands.items()]

@@ -18,9 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.errors import RunInUse, RunNotFound, StateError, StateFileError
+from harness.errors import ConfigError, RunInUse, RunNotFound, StateError, StateFileError
 from harness.state import FORMAT_VERSION, InvalidState, RunState, state_from
+from harness.userfiles import read_text
 
+MAX_STATE_BYTES = 256_000_000  # a run's transcript and its sub-agents' runs
 SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -80,11 +82,11 @@ class FileStore:
     def load(self, run_id: str) -> RunState:
         path = self.path(run_id)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path, MAX_STATE_BYTES, "state file")
         except FileNotFoundError as exc:
             raise RunNotFound(f"no run {run_id!r} in {self.directory}") from exc
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StateFileError(path, f"cannot read the state file ({exc})") from exc
+        except ConfigError as exc:
+            raise StateFileError(path, str(exc).removeprefix(f"{path}: ")) from exc
         return parse_state(path, text)
 
     @contextmanager

@@ -8,10 +8,13 @@ when the caller asks for payloads.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
+
+log = logging.getLogger(__name__)
 
 
 class JsonlTrace:
@@ -26,16 +29,20 @@ class JsonlTrace:
         line = json.dumps(event, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
         with self._lock:
             if self._handle is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._handle = self.path.open("a", encoding="ascii")
             self._handle.write(line)
             self._handle.flush()
 
     def close(self) -> None:
+        """Close the file; a failure here (a full disk, say) is logged, never raised: a trace that cannot be
+        written never changes how a run ends."""
         with self._lock:
-            if self._handle is not None:
-                self._handle.close()
-                self._handle = None
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                handle.close()
+            except OSError as exc:
+                log.warning("closing the trace %s failed (%s)", self.path, exc)
 
 
 class MemoryTrace:

@@ -20,6 +20,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from wire.types import decoded_arguments
+
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 BLOCK = re.compile(re.escape(OPEN) + r"(.*?)" + re.escape(CLOSE), re.DOTALL)
 FENCE = re.compile(r"^(?P<before>.*?)```(?:json|JSON)?[ \t]*\n?(?P<body>.*?)```\s*$", re.DOTALL)
@@ -72,10 +74,7 @@ def call_text(name: str, arguments: object) -> str:
 
 def arguments_object(arguments: str) -> object:
     """Past arguments as the JSON object they encode, so a template's `tojson` does not encode them twice."""
-    try:
-        return json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
-        return arguments
+    return decoded_arguments(arguments)
 
 
 def native_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

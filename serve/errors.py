@@ -42,8 +42,9 @@ class ContextLengthExceeded(InvalidRequest):
 
     def __init__(self, context: int, prompt: int) -> None:
         super().__init__(
+            # OpenAI's sentence, with "prompt is too long": the words litellm and langchain-openai both look for
             f"This model's maximum context length is {context} tokens. However, your messages resulted in {prompt} "
-            "tokens. Please reduce the length of the messages.",
+            "tokens: the prompt is too long. Please reduce the length of the messages.",
             param="messages",
         )
 

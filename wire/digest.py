@@ -9,15 +9,16 @@ provider reads it back, so a scripted model answers a digest from the same resul
     What the tools returned:
 
     list_files() returned:
-    a.log (12 bytes)
+        1 file, largest first:
+        a.log (12 bytes)
 
     read_file(path="a.log") returned:
-    ...
+        ...
 
     Answer the question: Which file is the largest?
 
-A result holding a line that reads like a call header (`name(...) returned:`) is read back split there;
-only the scripted provider reads digests, and only ones the harness wrote over real tool results.
+Every line of a result is indented, and a header never is, so nothing a tool returned (a file that
+imitates this format, say) can read as a header or end a result: the reader takes only that layout.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 OPENING, BODY, CLOSING = "Question: ", "\n\nWhat the tools returned:\n\n", "\n\nAnswer the question: "
-HEADER = re.compile(r"^(?P<name>[A-Za-z_][\w.-]*)\((?P<arguments>.*)\) returned:$", re.MULTILINE)
+HEADER = re.compile(r"(?P<name>[A-Za-z_][\w.-]*)\((?P<arguments>.*)\) returned:")
 KEY = re.compile(r"([A-Za-z_]\w*)=")
+INDENT = "    "
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,12 @@ class Finding:
 
 
 def write(question: str, findings: Sequence[Finding]) -> str:
-    found = "\n\n".join(f"{finding.call} returned:\n{finding.result}" for finding in findings)
+    found = "\n\n".join(f"{finding.call} returned:\n{indented(finding.result)}" for finding in findings)
     return f"{OPENING}{question}{BODY}{found}{CLOSING}{question}"
+
+
+def indented(result: str) -> str:
+    return "\n".join(INDENT + line for line in result.split("\n"))
 
 
 def read(text: str) -> tuple[str, list[Finding]] | None:
@@ -61,13 +67,24 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
     if not rest.endswith(CLOSING + question):
         return None
     body = rest[: -len(CLOSING + question)]
-    # a header opens the body or follows a blank line; one inside a result does not count
-    headers = [h for h in HEADER.finditer(body) if h.start() == 0 or body[h.start() - 2 : h.start()] == "\n\n"]
-    findings = []
-    for index, header in enumerate(headers):
-        end = headers[index + 1].start() - 2 if index + 1 < len(headers) else len(body)
-        result = body[header.end() + 1 : end]
-        findings.append(Finding(header["name"], arguments_of(header["arguments"]), result))
+    lines, at = body.split("\n") if body else [], 0
+    findings: list[Finding] = []
+    while at < len(lines):
+        if findings:  # findings are apart by one empty line
+            if lines[at] != "":
+                return None
+            at += 1
+        header = HEADER.fullmatch(lines[at]) if at < len(lines) else None
+        if header is None:
+            return None
+        at += 1
+        result = []
+        while at < len(lines) and lines[at].startswith(INDENT):
+            result.append(lines[at][len(INDENT) :])
+            at += 1
+        if not result:
+            return None
+        findings.append(Finding(header["name"], arguments_of(header["arguments"]), "\n".join(result)))
     return question, findings
 
 
@@ -80,7 +97,7 @@ def arguments_of(shown: str) -> Mapping[str, Any] | str:
             return shown
         try:
             value, at = decoder.raw_decode(shown, key.end())
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return shown
         arguments[key[1]] = value
         if shown.startswith(", ", at):

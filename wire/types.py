@@ -7,6 +7,7 @@ validation on the servers and in the client and plain-dict handling in the harne
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias  # pydantic needs these on 3.11
@@ -335,3 +336,12 @@ def usage_of(prompt_tokens: int, completion_tokens: int, cached_tokens: int | No
         total_tokens=prompt_tokens + completion_tokens,
         prompt_tokens_details=details,
     )
+
+
+def decoded_arguments(arguments: str) -> object:
+    """A call's arguments text as the JSON it encodes (empty text is `{}`); text that is not JSON, or is nested
+    too deeply to decode, comes back as it is."""
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except (ValueError, RecursionError):
+        return arguments

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
@@ -12,7 +11,7 @@ from harness.controls.base import Hooks, RunContext, Turn
 from harness.protocols import ModelReply, ModelRequest
 from harness.state import RunState
 from wire.digest import Finding, write
-from wire.types import AssistantMessage, Message
+from wire.types import AssistantMessage, Message, decoded_arguments
 
 # the reply has to open with a word (a letter, a digit or a quote), not JSON, a tag, a list or a fence (GBNF)
 PROSE_GRAMMAR = 'root ::= [ \\t\\n]* [A-Za-z0-9"\u00c0-\uffff] [^\\x00]*'
@@ -54,10 +53,7 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
     for message in messages:
         if message["role"] != "tool" or (call := calls.get(message["tool_call_id"])) is None:
             continue
-        try:
-            args = json.loads(call["arguments"] or "{}")
-        except json.JSONDecodeError:
-            args = None
+        args = decoded_arguments(call["arguments"])
         finding = Finding(call["name"], args if isinstance(args, dict) else call["arguments"], str(message["content"]))
         found.setdefault(finding.call, finding)
     return list(found.values())

@@ -19,10 +19,11 @@ from harness.controls.empty_reply import EmptyReply
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
+from harness.controls.unread_paths import UnreadPaths
 from harness.errors import ConfigError
 
 CONTROLS: dict[str, type[Hooks]] = {
-    control.name: control for control in (RepeatGuard, EmptyReply, LookFirst, ParallelCalls, DigestAnswers)
+    control.name: control for control in (RepeatGuard, EmptyReply, LookFirst, UnreadPaths, ParallelCalls, DigestAnswers)
 }
 SMALL = Profile(
     "small",

@@ -76,6 +76,11 @@ async def leader_exited(pid: int, timeout: float) -> bool:
         os.close(pidfd)
 
 
+def retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 def kill_group(pgid: int) -> None:
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -143,6 +148,7 @@ class RunCommand:
         except BaseException:  # Stop: the run cancelled us
             kill_group(process.pid)
             readers.cancel()
+            readers.add_done_callback(retrieved)  # its cancellation is expected: never "exception not retrieved"
             await self.reap(process)
             raise
         kill_group(process.pid)  # on timeout, and for children that outlived the leader

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,15 +34,27 @@ class ListFiles:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         entries, skipped = await asyncio.to_thread(self.workspace.entries)
-        lines = [f"{e.path} ({e.size:,} bytes)" for e in entries] or ["The workspace has no files."]
+        # the count first and the largest first (as `ls -S`): read without counting lines or comparing numbers
+        ordered = sorted(entries, key=lambda e: (-e.size, e.path))
+        count = f"{len(entries)} file" + ("" if len(entries) == 1 else "s")
+        lines = [f"{count}, largest first:"] + [f"{shown(e.path)} ({e.size:,} bytes)" for e in ordered]
+        if not entries:
+            lines = ["The workspace has no files."]
         if skipped:
             lines.append(f"({skipped} other entries not shown: links, special files or files with several names)")
         return "\n".join(lines)
 
 
+def shown(path: str) -> str:
+    """A path as one listing line: a name holding anything unprintable (a newline, an escape code) is written as
+    a JSON string, escapes and all, so it can add no line of its own and can still be passed back as a path."""
+    return path if path.isprintable() and not path.startswith('"') else json.dumps(path)
+
+
 @dataclass
 class ReadFile:
     workspace: Workspace
+    path_parameter: str = "path"  # names an existing file of `workspace`
     name: str = "read_file"
     description: str = "Read a text file from the workspace."
     parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_ONLY)
@@ -60,6 +73,7 @@ class ReadFile:
 @dataclass
 class DeleteFile:
     workspace: Workspace
+    path_parameter: str = "path"  # names an existing file of `workspace`
     name: str = "delete_file"
     description: str = "Delete a file from the workspace. A person must approve each deletion."
     parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_ONLY)

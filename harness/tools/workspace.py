@@ -22,6 +22,7 @@ from harness.errors import ConfigError, PermanentToolError, ToolError
 from wire.text import LONE_SURROGATE
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+TEMP_PREFIX = ".harness-write-"  # a write's temp file: never listed, never read, swept by the next write
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
 
@@ -30,6 +31,13 @@ MAX_NAME_BYTES = 255
 class Entry:
     path: str
     size: int
+
+
+def check_text(path: str) -> None:
+    if "\x00" in path or LONE_SURROGATE.search(path):
+        raise ToolError("a path may not contain a NUL byte or an invalid character")
+    if len(path.encode()) > MAX_PATH_BYTES:
+        raise ToolError(f"the path is longer than {MAX_PATH_BYTES} bytes")
 
 
 class Workspace:
@@ -43,10 +51,9 @@ class Workspace:
         """The validated components of a model-supplied path; raises ToolError saying what is wrong."""
         if not isinstance(path, str) or not path.strip():
             raise ToolError("a path is required: give a file name relative to the workspace, e.g. notes.txt")
-        if "\x00" in path or LONE_SURROGATE.search(path):
-            raise ToolError("a path may not contain a NUL byte or an invalid character")
-        if len(path.encode()) > MAX_PATH_BYTES:
-            raise ToolError(f"the path is longer than {MAX_PATH_BYTES} bytes")
+        check_text(path)
+        if path.endswith("/"):
+            raise ToolError(f"{path} ends with '/', so it names a folder; name a file, e.g. notes.txt")
         if path.startswith(("/", "~")) or (len(path) > 1 and path[1] == ":"):
             raise ToolError(f"{path} is not allowed: use a path relative to the workspace, e.g. notes.txt")
         if "\\" in path:
@@ -58,6 +65,8 @@ class Workspace:
             raise ToolError(f"{path} names the workspace itself; name a file inside it")
         if any(len(part.encode()) > MAX_NAME_BYTES for part in parts):
             raise ToolError(f"a name in {path} is longer than {MAX_NAME_BYTES} bytes")
+        if parts[-1].startswith(TEMP_PREFIX):
+            raise ToolError(f"no such file: {path}. Call list_files to see what exists.")
         return parts
 
     @contextmanager
@@ -188,6 +197,8 @@ class Workspace:
                 except OSError:  # gone, or swapped for a link since it was listed
                     skipped += 1
                     continue
+                if item.name.startswith(TEMP_PREFIX):
+                    continue  # a write in progress, or one a kill cut short
                 if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
                     found.append(Entry(f"{prefix}{item.name}", info.st_size))
                 else:
@@ -214,7 +225,8 @@ class Workspace:
             if unchanged and self.same_content(fd, name, path, data):
                 return False
             mode = stat.S_IMODE(info.st_mode) if info is not None else 0o644
-            temp = f".{name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+            sweep(fd, f"{TEMP_PREFIX}{name}.")  # what an earlier write of this file left when it was killed
+            temp = f"{TEMP_PREFIX}{name}.{os.getpid()}.{time.monotonic_ns()}"
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
             try:
                 temp_fd = os.open(temp, flags, mode, dir_fd=fd)
@@ -247,6 +259,7 @@ class Workspace:
 
     def folder(self, path: str) -> Path:
         """The absolute path of a folder inside the workspace, reached without following links."""
+        path = path.rstrip("/")
         if path in ("", "."):
             return self.root
         with self.parent(path) as (fd, name):
@@ -255,3 +268,12 @@ class Workspace:
             except OSError as exc:
                 raise self.explain(exc, path, folder=True) from exc
         return self.root.joinpath(*self.components(path))
+
+
+def sweep(fd: int, prefix: str) -> None:
+    """Remove the temp files of earlier writes (names starting with `prefix`) from the folder open at `fd`."""
+    with os.scandir(fd) as items:
+        stale = [item.name for item in items if item.name.startswith(prefix)]
+    for name in stale:
+        with suppress(OSError):
+            os.unlink(name, dir_fd=fd)

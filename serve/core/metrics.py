@@ -10,6 +10,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from serve.core.backend import Finished
 
 log = logging.getLogger("serve.access")
+UNMATCHED = "unmatched"  # one label for every path the server does not have
 LATENCY_BUCKETS = (0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
 
@@ -37,10 +38,12 @@ class Metrics:
         )
 
     def observe(self, request: Request, status: int, seconds: float) -> None:
-        """Count one answered request and write its access-log line."""
-        path = request.url.path
-        self.requests.labels(path, str(status)).inc()
-        self.latency.labels(path).observe(seconds)
+        """Count one answered request (labelled by its route, never by the raw path a client chose) and write
+        its access-log line."""
+        route = request.scope.get("route")
+        label = getattr(route, "path", UNMATCHED) if route is not None else UNMATCHED
+        self.requests.labels(label, str(status)).inc()
+        self.latency.labels(label).observe(seconds)
         finished: Finished | None = getattr(request.state, "finished", None)
         tokens = ""
         if finished is not None:
@@ -58,8 +61,17 @@ class Metrics:
             )
         elif getattr(request.state, "prompt_tokens", None) is not None:
             tokens = f" prompt={request.state.prompt_tokens} (unfinished)"
-        log.info("%s %s %d%s %.0fms", request.method, path, status, tokens, seconds * 1000)
+        log.info(
+            "%s %s %d%s %.0fms", printable(request.method), printable(request.url.path), status, tokens, seconds * 1000
+        )
 
     def render(self, queue_depth: int) -> bytes:
         self.queue.set(queue_depth)
         return generate_latest(self.registry)
+
+
+def printable(text: str, limit: int = 300) -> str:
+    """Text for a log line: anything not printable (escape codes, NUL, line and paragraph separators) is
+    written as an escape, so no client can forge a line or drive the terminal; long text is cut."""
+    shown = "".join(c if c.isprintable() and c != "\\" else c.encode("unicode_escape").decode("ascii") for c in text)
+    return shown if len(shown) <= limit else shown[:limit] + "..."

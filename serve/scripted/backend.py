@@ -124,6 +124,10 @@ class ScriptedBackend:
             raise InvalidRequest(
                 "the scripted provider has no token probabilities; leave logprobs unset", param="logprobs"
             )
+        if request.grammar is not None:
+            raise InvalidRequest(
+                "the scripted provider cannot hold a reply to a grammar; leave it unset", param="grammar"
+            )
         transcript = Transcript(request.model, request.messages, request.response_format)
         if request.response_format is not None and request.response_format.type != "text" and not scenario.structured:
             raise InvalidRequest(

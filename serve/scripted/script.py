@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from serve.errors import ScriptExhausted
 from wire import digest
+from wire.types import decoded_arguments
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,7 @@ class Transcript:
 
 
 def parse_arguments(arguments: str) -> Mapping[str, Any]:
-    try:
-        parsed = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
-        return {}
+    parsed = decoded_arguments(arguments)
     return parsed if isinstance(parsed, dict) else {}
 
 

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from harness.client import OpenAIClient, retry_after
-from harness.errors import PermanentToolError, ProviderUnavailable
+from harness.errors import PermanentToolError, ProviderUnavailable, ToolError
 from harness.loop import run
 from harness.options import RunOptions
 from harness.protocols import ModelRequest
@@ -26,9 +26,9 @@ from harness.state import new_run, state_from
 from harness.store import FileStore
 from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
-from harness.tools.workspace import Workspace
+from harness.tools.workspace import TEMP_PREFIX, Workspace
 from harness.tools.writes import WriteFile
-from harness.trace import read_trace
+from harness.trace import JsonlTrace, read_trace
 from tests.conftest import Server
 from tests.harness.cli_support import harness, last_json, start
 from tests.harness.helpers import PLAIN, Recorder, calls, script, tool_messages
@@ -288,3 +288,114 @@ def test_an_existing_run_is_never_replaced(scripted: Server, workspace: Path, tm
     again = harness("run", "Something else", *args)
     assert again.returncode == 2 and "already exists" in again.stderr
     assert (tmp_path / "dup.json").read_text() == before
+
+
+# --- round two: files a person names, signals early, odd names ----------------------------------------------------
+def run_args(scripted: Server, workspace: Path, tmp_path: Path, *more: str) -> list[str]:
+    state_dir = str(tmp_path / "st")
+    return ["run", "Which file mentions a timeout?", "--base-url", scripted.base_url, "--model", "plan",
+            "--workspace", str(workspace), "--state-dir", state_dir, *more]  # fmt: skip
+
+
+def test_a_fifo_named_as_trace_commands_file_or_state_file_is_refused_not_waited_on(
+    scripted: Server, workspace: Path, tmp_path: Path
+) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    fifo = str(tmp_path / "fifo")
+    for flags in (["--trace", fifo], ["--commands-file", fifo]):
+        done = harness(*run_args(scripted, workspace, tmp_path, *flags), timeout=20)
+        assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+        no_traceback(done)
+    (tmp_path / "st").mkdir(exist_ok=True)
+    os.mkfifo(tmp_path / "st" / "run-fifo.json")
+    shown = harness("show", "run-fifo", "--state-dir", str(tmp_path / "st"), timeout=20)
+    assert shown.returncode == 2 and "not a regular file" in shown.stderr
+    no_traceback(shown)
+
+
+def test_a_trace_in_a_missing_folder_is_refused_and_none_is_created(
+    scripted: Server, workspace: Path, tmp_path: Path
+) -> None:
+    done = harness(*run_args(scripted, workspace, tmp_path, "--trace", str(tmp_path / "no" / "such" / "t.jsonl")))
+    assert done.returncode == 2 and "does not exist" in done.stderr and not (tmp_path / "no").exists()
+
+
+async def test_a_trace_that_fails_to_write_or_close_never_changes_how_a_run_ends(tmp_path: Path) -> None:
+    sink = JsonlTrace("/dev/full")  # every write fails with ENOSPC, and so does the close
+    result = await run(new_run("q"), Registry([Recorder()]), RunOptions(model=script("done"), trace=sink))
+    sink.close()
+    assert (result.status, result.answer) == ("completed", "done")
+
+
+def test_a_commands_file_with_wrong_types_or_no_end_is_refused(
+    scripted: Server, workspace: Path, tmp_path: Path
+) -> None:
+    for body, words in (
+        ('[commands.c]\nargv = "echo"\n', "argv"),
+        ('[commands.c]\nargv = ["echo"]\nneeds_approval = 0\n', "needs_approval"),
+        ('[commands.c]\nargv = ["echo"]\ntimeout_s = -1\n', "timeout_s"),
+    ):
+        (tmp_path / "c.toml").write_text(body)
+        done = harness(*run_args(scripted, workspace, tmp_path, "--commands-file", str(tmp_path / "c.toml")))
+        assert done.returncode == 2 and words in done.stderr, done.stderr
+    endless = harness(*run_args(scripted, workspace, tmp_path, "--commands-file", "/dev/zero"), timeout=20)
+    assert endless.returncode == 2 and "not a regular file" in endless.stderr
+
+
+def test_an_empty_workspace_is_refused_not_read_as_the_current_folder(
+    scripted: Server, workspace: Path, tmp_path: Path
+) -> None:
+    done = harness("run", "q", "--base-url", scripted.base_url, "--model", "plan", "--workspace", "",
+                   "--state-dir", str(tmp_path / "st"))  # fmt: skip
+    assert done.returncode == 2 and "--workspace is empty" in done.stderr
+
+
+def test_ctrl_c_while_the_harness_starts_ends_it_quietly(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+    for delay in (0.05, 0.3):
+        process = start(*run_args(scripted, workspace, tmp_path, "--run-id", f"early-{int(delay * 100)}"))
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        assert "Traceback" not in err, err
+        assert process.returncode in (130, 5), (process.returncode, err)  # 5: the run had begun, and stopped
+
+
+def test_a_write_cut_short_leaves_nothing_the_model_can_list_or_read(workspace: Path) -> None:
+    space = Workspace(workspace)
+    (workspace / f"{TEMP_PREFIX}notes.txt.123.456").write_bytes(b"x" * 1_000_000)  # a kill mid-write left it
+    assert [e.path for e in space.entries()[0]] == ["access.log", "errors.log", "notes.txt"]
+    with pytest.raises(ToolError, match="no such file"):
+        space.read_bytes(f"{TEMP_PREFIX}notes.txt.123.456", 10)
+    space.write_atomic("notes.txt", b"new")
+    assert sorted(p.name for p in workspace.iterdir()) == ["access.log", "errors.log", "notes.txt"]
+
+
+async def test_a_name_with_a_newline_cannot_add_lines_to_a_listing(workspace: Path) -> None:
+    (workspace / "evil\nerrors.log (999 bytes)").write_text("x")
+    listing = await ListFiles(Workspace(workspace)).run({}, None)  # type: ignore[arg-type]
+    lines = listing.splitlines()
+    assert lines[0] == "4 files, largest first:" and len(lines) == 5
+    assert '"evil\\nerrors.log (999 bytes)" (1 bytes)' in lines
+    read = await ReadFile(Workspace(workspace)).run({"path": "evil\nerrors.log (999 bytes)"}, None)  # type: ignore[arg-type]
+    assert read == "x"
+
+
+def test_a_path_ending_in_a_slash_names_a_folder_not_the_file(workspace: Path) -> None:
+    space = Workspace(workspace)
+    for act in (lambda: space.read_bytes("notes.txt/", 10), lambda: space.delete("notes.txt/")):
+        with pytest.raises(ToolError, match="names a folder"):
+            act()
+    assert (workspace / "notes.txt").exists()
+
+
+def test_sigterm_while_a_command_runs_stops_the_run_without_a_traceback(
+    scripted: Server, workspace: Path, tmp_path: Path
+) -> None:
+    process = start("run", "run check", "--base-url", scripted.base_url, "--model", "command", "--workspace",
+                    str(workspace), "--trusted-command", "check=sleep 30", "--tools", "run_command",
+                    "--state-dir", str(tmp_path / "st"))  # fmt: skip
+    time.sleep(2.5)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 5 and "reason: terminated" in err
+    assert "Traceback" not in err and "never retrieved" not in err, err

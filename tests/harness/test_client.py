@@ -112,3 +112,30 @@ def test_base_url_from_flag_env_or_default(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("LLM_BASE_URL", "http://h:9/")
     assert base_url_from_env() == "http://h:9/v1"
     assert base_url_from_env("http://x/openai/v1") == "http://x/openai/v1"
+
+
+async def test_an_optional_field_the_server_refuses_is_dropped_and_never_sent_again() -> None:
+    seen: list[dict[str, object]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        seen.append(body)
+        if "grammar" in body:
+            error = {"message": "no grammars here", "type": "invalid_request_error", "param": "grammar"}
+            return httpx.Response(400, json={"error": error})
+        return httpx.Response(200, json=completion({"role": "assistant", "content": "words"}))
+
+    model = OpenAIClient("http://test/v1", "m", transport=httpx.MockTransport(handler), max_retries=0)
+    asked = ModelRequest([{"role": "user", "content": "hi"}], [], extra={"grammar": "root ::= [a-z]+"})
+    assert (await model.complete(asked)).message["content"] == "words"
+    assert (await model.complete(asked)).message["content"] == "words"
+    assert ["grammar" in body for body in seen] == [True, False, False]
+
+
+async def test_a_refused_field_that_is_not_optional_is_the_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        error = {"message": "bad messages", "type": "invalid_request_error", "param": "messages"}
+        return httpx.Response(400, json={"error": error})
+
+    with pytest.raises(ProviderRejected, match="bad messages"):
+        await client(handler).complete(ModelRequest(REQUEST.messages, [], extra={"grammar": "g"}))

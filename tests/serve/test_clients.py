@@ -151,3 +151,19 @@ async def test_list_content_and_developer_messages_from_sdks_are_read(aclient: A
         tools=TOOLS,
     )
     assert reply.choices[0].message.tool_calls  # solve read the joined question and asks for the listing
+
+
+def test_langchain_and_litellm_recognise_a_context_overflow(llama: Server) -> None:
+    """Both read the error's words (openai 3.x keeps only the message in str(error)), not its code."""
+    import litellm
+    from langchain_core.exceptions import ContextOverflowError
+    from langchain_openai import ChatOpenAI
+
+    too_long = [{"role": "user", "content": "log line " * 3000}]
+    chat = ChatOpenAI(base_url=llama.base_url, api_key="unused", model=LLAMA_MODEL, max_retries=0)
+    with pytest.raises(ContextOverflowError):
+        chat.invoke(too_long)
+    with pytest.raises(litellm.ContextWindowExceededError):
+        litellm.completion(
+            model=f"openai/{LLAMA_MODEL}", api_base=llama.base_url, api_key="unused", messages=too_long, num_retries=0
+        )

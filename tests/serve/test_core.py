@@ -177,3 +177,28 @@ async def test_tokenize_metrics_and_the_access_log(client: httpx.AsyncClient, ca
     metrics = (await client.get("/metrics")).text
     assert 'requests_total{path="/v1/chat/completions",status="200"} 1.0' in metrics
     assert "completion_tokens_total 2.0" in metrics
+
+
+async def test_metrics_label_requests_by_route_so_unknown_paths_cannot_grow_them(client: httpx.AsyncClient) -> None:
+    await client.get("/no/such/path")
+    await client.get("/metrics")  # its own series appears from the second scrape on
+    before = len((await client.get("/metrics")).text)
+    for index in range(299):
+        response = await client.get(f"/no/such/{index}/{'x' * 2000}")
+        assert response.status_code == 404
+    metrics = (await client.get("/metrics")).text
+    assert 'requests_total{path="unmatched",status="404"} 300.0' in metrics
+    assert "no/such" not in metrics, [line for line in metrics.splitlines() if "no/such" in line][:3]
+    assert len(metrics) < before + 100  # only the counts' digits grew
+
+
+async def test_the_access_log_escapes_what_is_not_printable(
+    client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Escape codes, NUL and line separators in a path could drive a terminal or forge log lines."""
+    with caplog.at_level(logging.INFO, logger="serve.access"):
+        await client.get("/x%1b%5b2J%1b]0;owned%07%00%e2%80%a8forged%c2%85line%0d%0aGET")
+    [record] = [r for r in caplog.records if r.name == "serve.access"]
+    line = record.getMessage()
+    assert len(line.splitlines()) == 1 and line.isprintable()
+    assert "\\x1b[2J" in line and "\\u2028forged" in line and "\\x85line" in line
