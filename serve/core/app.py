@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serve.core.backend import Backend, Finished
-from serve.core.metrics import Metrics
+from serve.core.metrics import Metrics, printable
 from serve.core.replies import completion, error_body, stream
 from serve.core.validation import MAX_BODY_DEPTH, check_request, depth
 from serve.errors import APIError, InvalidRequest, PayloadTooLarge, RouteNotFound, Unavailable, UnknownModel
@@ -106,6 +106,7 @@ async def watch_disconnect(request: Request, task: asyncio.Task[Any]) -> None:
     """Cancel `task` (the request's own) when the client goes away, so nothing is generated for nobody."""
     while not task.done():
         if await request.is_disconnected():
+            request.state.client_gone = True
             task.cancel()
             return
         await asyncio.sleep(DISCONNECT_POLL_S)
@@ -212,10 +213,14 @@ def install_tool_routes(app: FastAPI, server: Server) -> None:
         return Response(server.metrics.render(backend.queue_depth()), media_type=server.metrics.content_type)
 
 
+CLIENT_CLOSED = 499  # nginx's status for a request its client gave up on before the last byte
+
+
 class Guard:
     """Pure ASGI, around everything the app does: an unexpected error becomes a 500 in the OpenAI shape sent
-    from here (so the keep-alive connection survives), and every request is counted and logged once, when its
-    last byte has gone (streams included)."""
+    from here (so the keep-alive connection survives); a request the server cuts at shutdown gets a 503 in
+    that shape; a client that leaves before the last byte is counted as 499, with no traceback; and every
+    request is counted and logged once, when its last byte has gone (streams included)."""
 
     def __init__(self, app: ASGIApp, server: Server) -> None:
         self.app, self.server = app, server
@@ -224,21 +229,30 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        began, status, started = time.perf_counter(), [500], [False]
+        began, status, started, ended = time.perf_counter(), [500], [False], [False]
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0], started[0] = message["status"], True
+            elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                ended[0] = True
             await send(message)
 
+        request = Request(scope)
         try:
             await self.app(scope, receive, sending)
+        except asyncio.CancelledError:  # the client left (answered by no one), or the server is stopping
+            if not getattr(request.state, "client_gone", False) and not started[0]:
+                await error_response(Unavailable("the server is stopping; this request was cut"))(
+                    scope, receive, sending
+                )
         except Exception as exc:  # a bug, never the client's fault: answered, logged, and the server goes on
-            log.exception("unexpected error on %s %s", scope["method"], scope["path"])
+            log.exception("unexpected error on %s %s", printable(scope["method"]), printable(scope["path"]))
             if not started[0]:
                 await error_response(APIError(f"internal error: {type(exc).__name__}"))(scope, receive, sending)
         finally:
-            self.server.metrics.observe(Request(scope), status[0], time.perf_counter() - began)
+            gone = getattr(request.state, "client_gone", False) or (started[0] and not ended[0])
+            self.server.metrics.observe(request, CLIENT_CLOSED if gone else status[0], time.perf_counter() - began)
 
 
 def install_error_handling(app: FastAPI) -> None:

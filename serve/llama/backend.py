@@ -13,7 +13,7 @@ from models.dialects import OPEN
 from models.template import ChatTemplate
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRequest
-from serve.llama.chat import Plan, plan, prompt_text
+from serve.llama.chat import Plan, plan, prompt_parts
 from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compiler, CompileThreads
 from serve.llama.constraints import FAMILIES, Grammars
 from serve.llama.decoding import Decoder, Settings
@@ -51,6 +51,7 @@ class LlamaBackend:
         self.compile_threads = CompileThreads()
         self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN), self.compiler)
         self.ends = engine.end_tokens()
+        self.specials = engine.special_texts()
         self.scheduler = Scheduler(
             engine,
             self.decoder,
@@ -118,8 +119,8 @@ class LlamaBackend:
         if request.top_logprobs and not request.logprobs:
             raise InvalidRequest("top_logprobs needs logprobs: true", param="top_logprobs")
         rough = await self.compile_threads.run(lambda: self.planned(request))
-        text = prompt_text(self.template, request, rough.shown)
-        prompt = await anyio.to_thread.run_sync(self.engine.tokenize, text)
+        parts = prompt_parts(self.template, request, rough.shown, self.specials)
+        prompt = await anyio.to_thread.run_sync(self.engine.tokenize_parts, parts)
         if len(prompt) >= self.engine.context:
             raise ContextLengthExceeded(self.engine.context, len(prompt))
         room = self.engine.context - len(prompt)

@@ -9,6 +9,8 @@ cached prefix) but parses no call and ends the reply at a <tool_call> block the 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -70,13 +72,46 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
     return Plan(tools, replace(base, forced=calls.lark("required"), offered=offered))
 
 
-def prompt_text(template: ChatTemplate, request: ChatCompletionRequest, shown: list[ToolDefinition]) -> str:
-    messages: list[Any] = list(request.messages)
+def prompt_parts(
+    template: ChatTemplate, request: ChatCompletionRequest, shown: list[ToolDefinition], specials: Sequence[str]
+) -> list[tuple[str, bool]]:
+    """The prompt as text parts, each with whether special-token text in it may become a special token.
+
+    Only the chat template's own markup may: whatever a client wrote (message contents, tool arguments,
+    tool definitions) that spells a special token (`<|im_end|>` in a file, say) is set aside before the
+    template runs and tokenized back as plain text, so no message can open a turn of its own.
+    """
+    literals: list[str] = []
+    pattern = re.compile("|".join([*map(re.escape, specials), f"[{MARK_OPEN}{MARK_CLOSE}]"]))
+
+    def aside(value: Any) -> Any:
+        if isinstance(value, str):
+            return pattern.sub(lambda found: mark(literals, found.group(0)), value)
+        if isinstance(value, dict):
+            return {aside(k): aside(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [aside(v) for v in value]
+        return value
+
+    messages: list[Any] = aside(list(request.messages))
+    tools: list[Any] = aside(list(shown))
     try:
         if template.supports_tools and request.tool_rendering != "hermes":
-            return template.render(native_messages(messages), shown or None)
-        return template.render(written_messages(messages, shown))
+            text = template.render(native_messages(messages), tools or None)
+        else:
+            text = template.render(written_messages(messages, tools))
     except TemplateError as exc:
         raise InvalidRequest(
             f"the model's chat template cannot render these messages: {exc}", param="messages"
         ) from exc
+    pieces = MARKED.split(text)  # text, index, text, index, ... text
+    return [(literals[int(p)], False) if odd else (p, True) for odd, p in ((i % 2, p) for i, p in enumerate(pieces))]
+
+
+MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters; a client's own are set aside too
+MARKED = re.compile(f"{MARK_OPEN}(\\d+){MARK_CLOSE}")
+
+
+def mark(literals: list[str], text: str) -> str:
+    literals.append(text)
+    return f"{MARK_OPEN}{len(literals) - 1}{MARK_CLOSE}"

@@ -171,6 +171,16 @@ class Engine:
     def end_tokens(self) -> tuple[int, ...]:
         return tuple(t for t in range(self.n_vocab) if self.is_end(t))
 
+    def special_texts(self) -> tuple[str, ...]:
+        """The text of every control or user-defined token (`<|im_end|>`, `<tool_call>`...), longest first."""
+        marked = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+        texts = {
+            self.token_text(t)
+            for t in range(self.n_vocab)
+            if int(llama_cpp.llama_vocab_get_attr(self.vocab, t)) & marked
+        }
+        return tuple(sorted((t for t in texts if len(t) > 1), key=lambda t: (-len(t), t)))
+
     def is_special(self, text: str) -> bool:
         """Whether `text` is one control or user-defined token (Qwen's <tool_call> is; SmolLM2's is plain text)."""
         tokens = self.tokenize(text)
@@ -189,6 +199,10 @@ class Engine:
             if count < 0:
                 raise EngineError(f"tokenizing needed {-count} slots, more than the {room} given")
             return list(buffer[:count])
+
+    def tokenize_parts(self, parts: Sequence[tuple[str, bool]]) -> list[int]:
+        """Tokens of text given in parts, each with whether special-token text in it may become a special token."""
+        return [token for text, special in parts if text for token in self.tokenize(text, special)]
 
     def piece(self, token: int) -> bytes:
         """The bytes one token stands for (special tokens as their text)."""

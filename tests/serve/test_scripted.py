@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,7 @@ import openai
 import pytest
 from openai import OpenAI
 
+from evals.servers import ServerProcess
 from tests.conftest import Server
 from tests.serve.scripted_driver import TOOLS, drive, folder_tools, trajectory
 from wire.tokens import o200k
@@ -342,3 +344,31 @@ def test_a_listing_with_impossible_sizes_is_no_crash(scripted: Server) -> None:
     body["messages"] += exchange("c1", "list_files", listing.replace("Infinity", "1e999"))
     response = post(scripted, body)
     assert response.status_code == 200 and "b.log" in response.json()["choices"][0]["message"]["content"]
+
+
+def test_a_client_that_leaves_is_counted_apart_and_a_request_cut_at_shutdown_gets_an_openai_error(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "server.log"
+    server = ServerProcess("serve.scripted", log=log).start()
+    body = {"model": "solve", "messages": [{"role": "user", "content": "How many files are there?"}]}
+    slow = {"X-Scripted-Latency-Ms": "20000"}
+    try:
+        for stream in (False, True):
+            with pytest.raises(httpx.ReadTimeout):
+                httpx.post(f"{server.base_url}/chat/completions", json={**body, "stream": stream}, headers=slow,
+                           timeout=0.5)  # fmt: skip
+        time.sleep(0.5)
+        metrics = httpx.get(f"{server.url}/metrics").text
+        assert 'requests_total{path="/v1/chat/completions",status="499"} 2.0' in metrics
+        assert 'status="500"' not in metrics
+        with ThreadPoolExecutor(1) as pool:
+            cut = pool.submit(httpx.post, f"{server.base_url}/chat/completions", json=body, headers=slow, timeout=60)
+            time.sleep(0.5)
+            assert server.process is not None
+            server.process.send_signal(signal.SIGINT)
+            response = cut.result()
+        assert response.status_code == 503 and response.json()["error"]["code"] == "unavailable"
+    finally:
+        server.stop()
+    assert "Traceback" not in log.read_text()
