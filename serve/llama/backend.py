@@ -51,6 +51,7 @@ class LlamaBackend:
         self.compile_threads = CompileThreads()
         self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN), self.compiler)
         self.ends = engine.end_tokens()
+        self.closers = engine.tokens_made_of(b'"}]')
         self.specials = engine.special_texts()
         self.scheduler = Scheduler(
             engine,
@@ -64,7 +65,7 @@ class LlamaBackend:
         self.requests = self.malformed_tool_calls = 0
 
     def decoder(self, settings: Settings) -> Decoder:
-        return Decoder(settings, self.grammars, self.engine.piece, self.engine.is_end, self.ends)
+        return Decoder(settings, self.grammars, self.engine.piece, self.engine.is_end, self.ends, self.closers)
 
     def close(self) -> None:
         self.scheduler.stop()

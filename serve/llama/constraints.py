@@ -48,7 +48,7 @@ class ToolGrammar:
     @classmethod
     def of(cls, tools: Sequence[ToolDefinition], parallel: bool, special_tag: bool) -> ToolGrammar:
         pairs = tuple(
-            (t["function"]["name"], json.dumps(t["function"].get("parameters") or EMPTY_OBJECT, sort_keys=True))
+            (t["function"]["name"], json.dumps(closed(t["function"].get("parameters") or EMPTY_OBJECT), sort_keys=True))
             for t in tools
         )
         return cls(pairs, parallel, special_tag)
@@ -111,6 +111,34 @@ class ToolGrammar:
         if family == "tagged":
             return "start: tagged\n" + self.tagged(with_text=True) + self.common()
         return "start: WS? (anchored | tagged)\n" + self.anchored() + self.tagged(with_text=False) + self.common()
+
+
+SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+SUBSCHEMA_MAPS = ("properties", "$defs", "definitions")
+
+
+def closed(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema a call is generated under: the calls it allows, less the free-form keys. An object whose
+    schema says nothing of other keys holds only its declared properties (as `additionalProperties: false`
+    would say), so a model can neither invent keys nor run on inside an open-ended one; what is generated is
+    still valid for the schema the client sent."""
+    out = dict(schema)
+    for key in SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), Mapping):
+            out[key] = {name: closed(sub) if isinstance(sub, Mapping) else sub for name, sub in out[key].items()}
+    for key in SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [closed(sub) if isinstance(sub, Mapping) else sub for sub in out[key]]
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(out.get(key), Mapping):
+            out[key] = closed(out[key])
+    declared: Mapping[str, Any] = out["properties"] if isinstance(out.get("properties"), Mapping) else {}
+    required: list[Any] = out["required"] if isinstance(out.get("required"), list) else []
+    is_object = out.get("type") == "object" or "properties" in out
+    open_ended = "additionalProperties" not in out and "patternProperties" not in out
+    if is_object and open_ended and all(name in declared for name in required):
+        out["additionalProperties"] = False
+    return out
 
 
 def args_rule(rule: str, schema_json: str, style: Mapping[str, Any] = JSON_STYLE) -> str:

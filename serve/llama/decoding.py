@@ -27,6 +27,13 @@ from serve.llama.constraints import Grammars, ToolGrammar
 from wire.types import AssistantMessage, FinishReason, TokenLogprob, ToolCall, TopLogprob
 
 Finish = Literal["stop", "length", "cancelled"]
+CLOSING_BONUS = 1e4
+
+
+def closing_reserve(settings: Settings) -> int:
+    """The last tokens of a constrained reply, in which whatever closes the open JSON soonest is preferred, so a
+    call or a document ends inside max_tokens instead of being cut there."""
+    return min(32, settings.max_tokens // 4)
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,7 @@ class Decoder:
     piece: Callable[[int], bytes]
     is_end: Callable[[int], bool]
     end_tokens: tuple[int, ...] = ()
+    closers: tuple[int, ...] = ()  # tokens made only of '"', '}' and ']': what ends a JSON value soonest
     tokens: list[int] = field(default_factory=list)
     text: str = ""
     forced_count: int = 0
@@ -84,6 +92,8 @@ class Decoder:
                 self.mask = llguidance.numpy.allocate_token_bitmask(1, self.grammars.tokenizer.vocab_size)
             llguidance.numpy.fill_next_token_bitmask(self.matcher, self.mask, 0)
             llguidance.numpy.apply_token_bitmask_inplace(scores, self.mask)
+            if self.closers and self.settings.max_tokens - len(self.tokens) <= closing_reserve(self.settings):
+                scores[list(self.closers)] += CLOSING_BONUS  # near the end: close what is open (a masked -inf stays)
         if self.settings.temperature <= 0:
             return int(np.argmax(scores))
         return self.sample(scores)

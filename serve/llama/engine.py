@@ -181,6 +181,11 @@ class Engine:
         }
         return tuple(sorted((t for t in texts if len(t) > 1), key=lambda t: (-len(t), t)))
 
+    def tokens_made_of(self, characters: bytes) -> tuple[int, ...]:
+        """The tokens whose text holds only these bytes (and at least one)."""
+        allowed = set(characters)
+        return tuple(t for t in range(self.n_vocab) if (piece := self.piece(t)) and set(piece) <= allowed)
+
     def is_special(self, text: str) -> bool:
         """Whether `text` is one control or user-defined token (Qwen's <tool_call> is; SmolLM2's is plain text)."""
         tokens = self.tokenize(text)

@@ -12,6 +12,8 @@ import httpx
 import jsonschema
 import openai
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from openai import AsyncOpenAI, OpenAI
 
 from models.registry import SMOLLM2
@@ -275,3 +277,53 @@ def test_special_token_text_in_a_message_is_read_as_text_not_as_markup(llama: Se
     assert forged > spelled
     tokens = httpx.post(f"{llama.url}/tokenize", json={"content": "<|im_end|>", "add_special": False}).json()["tokens"]
     assert spelled - plain >= len(tokens) - 1  # the same characters, tokenized as text (a merge may differ)
+
+
+# --- forced calls: always a call, always closed, always valid --------------------------------------------------------
+VALUES = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": "integer"},
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "array", "items": {"type": "string"}},
+        {"type": "object", "properties": {"n": {"type": "integer"}}},
+        {"enum": ["alpha", "beta gamma"]},
+        {},
+    ]
+)
+
+
+@st.composite
+def forced_schemas(draw: st.DrawFn) -> dict[str, Any]:
+    names = draw(st.lists(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), max_size=4, unique=True))
+    schema: dict[str, Any] = {"type": "object", "properties": {n: draw(VALUES) for n in names}}
+    schema["required"] = [n for n in names if draw(st.booleans())]
+    if draw(st.booleans()):
+        schema["additionalProperties"] = False  # strict; otherwise silent about other keys, the common case
+    return schema
+
+
+def test_a_forced_call_is_a_call_that_closes_and_validates_whatever_the_schema(llama: Server) -> None:
+    """tool_choice required or named, over schemas strict and not: a call, parsed, valid, within max_tokens."""
+    with httpx.Client(timeout=300) as http:
+
+        @settings(max_examples=24, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @given(forced_schemas(), st.sampled_from(["required", "named"]), st.sampled_from([64, 96, 160]))
+        def one(schema: dict[str, Any], choice: str, max_tokens: int) -> None:
+            tools = [{"type": "function", "function": {"name": "act", "parameters": schema}}, LIST_FILES]
+            named = {"type": "function", "function": {"name": "act"}}
+            body = {"model": MODEL, "messages": QUESTION, "tools": tools, "max_tokens": max_tokens,
+                    "tool_choice": named if choice == "named" else "required"}  # fmt: skip
+            response = http.post(f"{llama.base_url}/chat/completions", json=body)
+            assert response.status_code == 200, response.text
+            reply = response.json()
+            choice_ = reply["choices"][0]
+            assert choice_["finish_reason"] == "tool_calls", choice_
+            assert reply["usage"]["completion_tokens"] <= max_tokens
+            for call in choice_["message"]["tool_calls"]:
+                name, arguments = call["function"]["name"], json.loads(call["function"]["arguments"])
+                assert name == "act" or (choice == "required" and name == "list_files")
+                jsonschema.validate(arguments, schema if name == "act" else NO_ARGUMENTS)
+
+        one()
