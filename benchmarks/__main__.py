@@ -1,10 +1,10 @@
-"""python -m benchmarks [--only harness scripted engine steps serving] [--model NAME]
+"""python -m benchmarks [--only harness scripted engine steps serving forced] [--model NAME] [--out FILE]
 
 With LLAMA_SERVER=/path/to/llama-server set, the serving section measures llama.cpp's own server in the
 same run (same GGUF, threads and slots, requests interleaved).
 
 Prints ratios measured side by side in one run on this machine. Nothing here asserts a time: machines
-are noisy, so the goals are printed next to the numbers instead.
+are noisy, so they are measured side by side with the peer in one run instead.
 """
 
 from __future__ import annotations
@@ -12,21 +12,24 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
-from benchmarks import decode_steps, harness_overhead, llama_server, scripted_server, serving
+from benchmarks import decode_steps, forced_calls, harness_overhead, llama_server, scripted_server, serving
+from evals.manifest import results_header
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    every = ["harness", "scripted", "engine", "steps", "serving"]
+    every = ["harness", "scripted", "engine", "steps", "serving", "forced"]
     parser.add_argument("--only", nargs="+", choices=every, default=every)
     parser.add_argument(
         "--model",
-        choices=["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct"],
-        help="model for the engine and serving sections (default: the 0.5B coder if on disk)",
+        choices=["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"],
+        help="model for the engine, steps and serving sections (default: the 0.5B coder; forced: all three)",
     )
+    parser.add_argument("--out", help="also write the output to this file (make bench: docs/results/bench.md)")
     args = parser.parse_args(argv)
     sections: dict[str, Callable[[], list[str]]] = {
         "harness": harness_overhead.main,
@@ -34,11 +37,18 @@ def main(argv: list[str] | None = None) -> int:
         "engine": lambda: llama_server.main(args.model),
         "steps": lambda: decode_steps.main(args.model),
         "serving": lambda: serving.main(args.model),
+        "forced": lambda: forced_calls.main([args.model] if args.model else None),
     }
+    written = [results_header("python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]))]
     for name in args.only:
         for line in sections[name]():
             print(line, flush=True)
+            written.append(line)
         print()
+        written.append("")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text("\n".join([written[0], "", "```", *written[1:], "```", ""]), encoding="utf-8")
     return 0
 
 

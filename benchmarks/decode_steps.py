@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.registry import QWEN_CODER_05, SMOLLM2
-from models.weights import locate, on_disk
+from models.registry import QWEN_CODER_05, model_spec
+from models.weights import locate
 from serve.llama.engine import Engine, Row
 
 CHUNK, REPEATS = 64, 12
@@ -74,7 +74,7 @@ def shapes(engine: Engine) -> list[str]:
 
 
 def main(model_name: str | None = None) -> list[str]:
-    spec = {SMOLLM2.name: SMOLLM2}.get(model_name or "", QWEN_CODER_05 if on_disk(QWEN_CODER_05) else SMOLLM2)
+    spec = model_spec(model_name or QWEN_CODER_05.name)  # the model asked for, fetched if missing; never another
     gguf: Path = locate(spec)
     lines = [f"decode steps: {spec.name}, 2 threads, one token each of 1-4 sequences per call (ms, medians)"]
     for invariant in (True, False):

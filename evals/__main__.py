@@ -27,9 +27,9 @@ from evals.compare import compare
 from evals.controls import MEASURED_SUITES
 from evals.manifest import manifest
 from evals.providers import ProviderError, resolve
-from evals.runner import Settings, run_suite
+from evals.runner import Settings, TaskResult, run_suite
 from evals.servers import ServerFailed
-from evals.suite import DEFAULT_SUITE, SuiteError, load_suite
+from evals.suite import DEFAULT_SUITE, SUITES, Suite, SuiteError, load_suite
 from harness.errors import HarnessError
 from harness.flags import add_controls, profile_from
 from harness.prompts import SYSTEM_PROMPT
@@ -62,7 +62,13 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = top.add_subparsers(dest="action")
     go = commands.add_parser("run", help="run a suite (the default)")
-    go.add_argument("--suite", default=str(DEFAULT_SUITE), help="suite file (default: the six file tasks)")
+    go.add_argument(
+        "--suite",
+        action="append",
+        default=[],
+        help="a suite file or the name of one in evals/suites (repeatable; 'all': every suite there but seed; "
+        "default: the six file tasks)",
+    )
     go.add_argument(
         "--provider", action="append", default=[], metavar="NAME=URL[,model=M]", help="a provider (repeatable)"
     )
@@ -88,8 +94,24 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def files_in(path: Path) -> int:
+    """How many files a suite's workspace has, for ordering suites small to large (a folder's: unknown, last)."""
+    workspace = load_suite(path).workspace
+    return getattr(workspace, "files", 3) if hasattr(workspace, "builder") else 1000
+
+
+def suites_named(names: list[str]) -> list[Suite]:
+    """Suites by file or by name; 'all' is every suite in evals/suites but the seed's tool set."""
+    wanted = names or [str(DEFAULT_SUITE)]
+    if "all" in wanted:
+        found = [p for p in SUITES.glob("*.json") if p.stem != "seed"]
+        wanted = [str(p) for p in sorted(found, key=lambda p: (p.stem.startswith("family"), files_in(p), p.stem))]
+    return [load_suite(SUITES / f"{n}.json" if "/" not in n and not n.endswith(".json") else n) for n in wanted]
+
+
 def run(args: argparse.Namespace) -> int:
-    suite = load_suite(args.suite)
+    suites = suites_named(args.suite)
+    command = "python -m evals " + " ".join(sys.argv[1:])
     if args.concurrency < 1 or args.trials < 1:
         raise ValueError("--concurrency and --trials must be at least 1")
     settings = Settings(
@@ -103,20 +125,31 @@ def run(args: argparse.Namespace) -> int:
         args.system,
     )
     out = Path(args.out or f"results/{datetime.now():%Y%m%d-%H%M%S}")
+    finished: list[tuple[str, list[TaskResult]]] = []
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="eval-") as scratch:
         providers = resolve(args.provider, stack, out / "logs")
         for p in providers:
             print(f"eval: {p.name} = {p.model} at {p.base_url}", file=sys.stderr)
-        progress = Progress(len(providers) * len(suite.tasks) * settings.trials)
+        progress = Progress(len(providers) * sum(len(s.tasks) for s in suites) * settings.trials)
         try:
-            results = asyncio.run(run_suite(suite, providers, settings, Path(scratch), progress))
+            for suite in suites:
+                folder = Path(scratch) / suite.name
+                results = asyncio.run(run_suite(suite, providers, settings, folder, progress))
+                finished.append((suite.name, results))
         finally:
             progress.close()
         facts = manifest(providers)
-    data = report.summary(results, settings.trials, suite.name, asdict(settings), facts)
-    written = report.write_all(out, results, settings.trials, data)
-    print(report.console(results, settings.trials))
-    print("\nwrote " + ", ".join(str(p) for p in written))
+    written = []
+    for name, results in finished:
+        data = report.summary(results, settings.trials, name, asdict(settings), facts) | {"command": command}
+        written += report.write_all(out / name if len(suites) > 1 else out, results, settings.trials, data)
+        print(report.console(results, settings.trials) + "\n")
+    closing = report.by_suite(finished, settings.trials)
+    if len(suites) > 1:
+        written.append(report.write_suites(out, closing, command))
+    print("\n".join(closing))
+    shown = ", ".join(str(p) for p in written) if len(suites) == 1 else f"{out}/ (a folder per suite, and report.md)"
+    print("\nwrote " + shown)
     return 0
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from evals.manifest import results_header
 from evals.runner import Provider, Settings, TaskResult, aggregate, run_suite
 from evals.servers import ServerProcess
 from evals.suite import SUITES, load_suite
@@ -40,13 +42,14 @@ def without(profile: Profile, name: str) -> Profile:
     )
 
 
-def adding(profile: Profile, name: str, after: str) -> Profile:
+def adding(profile: Profile, name: str, after: str, **params: ControlParameter) -> Profile:
     specs: list[ControlSpec] = []
     for spec in profile.controls:
         specs.append(spec)
         if spec.name == after:
-            specs.append(ControlSpec(name))
-    return replace(profile, name=f"{profile.name} with {name}", controls=tuple(specs))
+            specs.append(ControlSpec(name, dict(params)))
+    shown = "".join(f", {k} {v}" for k, v in params.items())
+    return replace(profile, name=f"{profile.name} with {name}{shown}", controls=tuple(specs))
 
 
 def changed(profile: Profile, name: str, **params: ControlParameter) -> Profile:
@@ -65,6 +68,10 @@ def variants() -> list[Variant]:
     rows += [Variant(f"small without {spec.name}", without(SMALL, spec.name)) for spec in SMALL.controls]
     rows += [
         Variant("small with unread_paths", adding(SMALL, "unread_paths", after="look_first")),
+        Variant(
+            "small with unread_paths, look_while_unread 6",
+            adding(SMALL, "unread_paths", after="look_first", look_while_unread=6),
+        ),
         Variant("small, look_first turns 2", changed(SMALL, "look_first", turns=2)),
         Variant("small, look_first turns 4", changed(SMALL, "look_first", turns=4)),
     ]
@@ -121,7 +128,8 @@ def main(
 ) -> int:
     table, details = asyncio.run(run(models, scripted, concurrency, only, suites))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(table) + "\n", encoding="utf-8")
+    head = [results_header("python -m evals " + " ".join(sys.argv[1:])), ""]
+    out.write_text("\n".join(head + table) + "\n", encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(details, indent=2), encoding="utf-8")
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0

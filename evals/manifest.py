@@ -7,6 +7,7 @@ import importlib.metadata
 import os
 import platform
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,11 @@ def manifest(providers: list[Any]) -> dict[str, Any]:
             p.name: {"base_url": p.base_url, "model": p.model, "server": server_facts(p.base_url)} for p in providers
         },
     }
+
+
+def results_header(command: str) -> str:
+    """The line a results file opens with: what wrote it, from which revision, where and when."""
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"Written by `{command}` at git revision `{git_revision()}` on {cpu_model()} ({os.cpu_count()} cores), {when}."
+    )

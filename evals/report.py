@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from evals.manifest import results_header
 from evals.runner import TaskResult, aggregate
 
 
@@ -37,7 +38,7 @@ def ms(value: float | None) -> str:
 
 
 def totals(total: dict[str, Any], trials: int) -> str:
-    """The seed chapter's totals (mean turn = wall / turns), then the model's own latency, then the score."""
+    """The totals (mean turn = wall / turns, the whole run per turn), then the model's own latency, then the score."""
     cost = "unknown" if total["cost_usd"] is None else f"${total['cost_usd']:.6f}"
     line = (
         f"turns={total['turns']} toolruns={total['tool_runs']} wall={ms(total['wall_ms'])} "
@@ -81,6 +82,41 @@ def comparison(results: list[TaskResult]) -> list[str]:
     return lines
 
 
+def suite_line(suite: str, name: str, results: list[TaskResult], trials: int) -> str:
+    total = aggregate(results, trials)
+    score = f"{total['correct']}/{total['scored']}"
+    errors = (
+        f", {total['harness_or_provider_errors']} harness/provider errors"
+        if total["harness_or_provider_errors"]
+        else ""
+    )
+    return (
+        f"{suite:<12} {name} ({results[0].model}): {score} right, {total['turns']} turns, "
+        f"{total['tool_runs']} tool runs, {ms(total['wall_ms'])}{errors}"
+    )
+
+
+def by_suite(finished: list[tuple[str, list[TaskResult]]], trials: int) -> list[str]:
+    """One line per suite and provider: what a run over several suites comes to, at a glance."""
+    return [
+        suite_line(suite, name, rs, trials) for suite, results in finished for name, rs in by_provider(results).items()
+    ]
+
+
+def write_suites(out: Path, lines: list[str], command: str) -> Path:
+    path = out / "report.md"
+    head = [
+        "# Eval: every suite",
+        "",
+        results_header(command),
+        "Each suite's own report is in its folder.",
+        "",
+        "```",
+    ]
+    path.write_text("\n".join([*head, *lines, "```", ""]), encoding="utf-8")
+    return path
+
+
 def console(results: list[TaskResult], trials: int) -> str:
     parts = [line for name, rs in by_provider(results).items() for line in [*provider_table(name, rs, trials), ""]]
     return "\n".join(parts + comparison(results))
@@ -122,7 +158,7 @@ def markdown(results: list[TaskResult], data: dict[str, Any], trials: int) -> st
     lines = [
         f"# Eval: suite `{data['suite']}`",
         "",
-        f"Git revision `{machine['git_revision']}`, {machine['cpu']} ({machine['cores']} cores), "
+        results_header(data.get("command") or "python -m evals"),
         f"Python {machine['python']}.",
         "",
     ]
@@ -143,6 +179,8 @@ def markdown(results: list[TaskResult], data: dict[str, Any], trials: int) -> st
             )
         lines += ["", "`" + totals(total, trials) + "`", ""]
     lines += ["## Side by side", "", "```", *comparison(results), "```", "", "![per-turn latency](latency.png)", ""]
+    closing = [suite_line(data["suite"], name, rs, trials) for name, rs in by_provider(results).items()]
+    lines += ["## In one line per provider", "", "```", *closing, "```", ""]
     return "\n".join(lines)
 
 

@@ -77,7 +77,7 @@ class TaskResult(RunSummary):
     failure: Failure | None = None
     model_ms: float = 0.0  # the model requests, summed
     harness_ms: float = 0.0  # wall minus the model requests: tool runs and the harness's own work
-    mean_turn_ms: float | None = None  # wall / turns, the seed chapter's definition
+    mean_turn_ms: float | None = None  # wall / turns: the whole run's time per turn, tools included
     trajectory: dict[str, Any] = field(default_factory=dict)
     turn_log: list[Turn] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)  # the run's transcript, as the model saw it grow

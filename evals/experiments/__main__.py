@@ -13,11 +13,11 @@ import sys
 import tempfile
 import time
 import traceback
-from datetime import UTC, datetime
 from pathlib import Path
 
 from evals.experiments import EXPERIMENTS, Experiment
 from evals.experiments.lab import InvariantFailed, Lab, Table
+from evals.manifest import results_header
 from evals.servers import ServerProcess
 
 
@@ -45,8 +45,8 @@ def markdown(tables: list[Table], failed: list[str], seconds: float) -> str:
     head = [
         "# Experiments",
         "",
-        f"`make experiments` on {platform.node()} ({platform.machine()}, Python {platform.python_version()}), "
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {seconds:.1f} s in all. Prices: $2.00 / $12.00 per million tokens.",
+        results_header("python -m evals.experiments " + " ".join(sys.argv[1:])),
+        f"Python {platform.python_version()}, {seconds:.1f} s in all. Prices: $2.00 / $12.00 per million tokens.",
         "",
     ]
     tail = ["", "## Failed", *(f"- {line}" for line in failed)] if failed else []
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.experiments", description=__doc__)
     parser.add_argument("--only", nargs="+", choices=list(EXPERIMENTS), help="run only these experiments")
     parser.add_argument(
-        "--out", default="results/experiments.md", help="Markdown file (default results/experiments.md)"
+        "--out", default="results/experiments.md", help="Markdown file (make experiments: docs/results/experiments.md)"
     )
     args = parser.parse_args(argv)
     began = time.perf_counter()

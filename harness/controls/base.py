@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from harness.protocols import ModelReply, ModelRequest, Tool
+from harness.protocols import ModelReply, ModelRequest, Tool, ToolChoice
 from harness.state import RunState
 from harness.tools.base import Registry
-from wire.types import Message, ToolCall
+from wire.types import Message, ToolCall, ToolDefinition
 
 
 @dataclass(frozen=True)
@@ -102,3 +102,19 @@ class Hooks:
     def keep(self, run: RunContext, memory: object) -> None:
         """Store this control's memory in the run state; it is saved with the state's next save."""
         run.state.controls[self.name] = dataclasses.asdict(memory)  # type: ignore[call-overload]
+
+
+def still_valid(choice: ToolChoice | None, offered: list[ToolDefinition]) -> ToolChoice | None:
+    """A tool_choice that can still be honoured once some tools are no longer offered."""
+    names = {d["function"]["name"] for d in offered}
+    if isinstance(choice, dict) and choice["function"]["name"] not in names:
+        choice = "required"
+    if not offered and choice in ("required", "none"):
+        return None
+    return choice
+
+
+def takes_nothing(definition: ToolDefinition) -> bool:
+    """A tool whose schema declares no arguments: it has exactly one call."""
+    parameters = definition["function"].get("parameters") or {}
+    return not parameters.get("properties") and not parameters.get("required")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
@@ -24,14 +25,24 @@ class DigestAnswers(Hooks):
     result (`wire.digest`), no tools, and a grammar that makes the reply open with a word. A small model that
     has looked in the right place often answers by echoing the last result or by describing its tools; with
     no call syntax to imitate and none of its own replies to copy, it states what the results say. Calls in
-    the reply are dropped: none were offered, and the model saw none of the run's call ids."""
+    the reply are dropped: none were offered, and the model saw none of the run's call ids.
+
+
+    The digest fits the model's context (`context` tokens, learned from the server, less the reply's
+    max_tokens): the longest results lose their middle lines first. With `focus`, the results that share a
+    word with the question come first, and when some do, the other file contents are left out (the results
+    of calls without arguments, a listing, always stay): a small model names the first result it sees.
+    """
 
     name: ClassVar[str] = "digest_answers"
+    context: int = 0  # the model's context window in tokens, when the server said (0: unknown)
+    focus: bool = False
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
             return
-        messages = digest_messages(run.state, run.count)
+        budget = self.context - (turn.request.max_tokens or 0) if self.context else None
+        messages = digest_messages(run.state, run.count, budget, self.focus)
         grammar = {"grammar": PROSE_GRAMMAR}
         turn.request = ModelRequest(messages, [], turn.request.max_tokens, None, None, grammar)
 
@@ -59,16 +70,69 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
     return list(found.values())
 
 
-def digest_messages(state: RunState, count: Callable[[Message], int]) -> list[Message]:
-    """The run's system messages, then the question beside the results. Under a context budget the oldest
-    results go first."""
+MAX_RESULT_LINES = 60
+CONTEXT_MARGIN = 0.85  # the harness counts with o200k_base, not the model's own tokenizer
+STOP_WORDS = frozenset((  # function words, and the nouns every question to a file assistant uses
+    "a", "an", "the", "any", "some", "of", "about", "to", "on", "for", "in", "into", "it", "its", "is", "are",
+    "was", "were", "be", "been", "there", "that", "which", "what", "who", "whom", "how", "many", "much", "does",
+    "do", "did", "has", "have", "had", "this", "these", "those", "file", "files", "folder", "folders",
+    "directory", "here", "anywhere", "me", "my", "tell", "show", "give", "find", "name", "and", "or", "with",
+    "by", "from", "at", "as", "all", "each", "every", "one", "not", "no", "yes", "please",
+))  # fmt: skip
+
+
+def digest_messages(
+    state: RunState, count: Callable[[Message], int], context: int | None = None, focus: bool = False
+) -> list[Message]:
+    """The run's system messages, then the question beside the results. Results are cut to MAX_RESULT_LINES;
+    under a context budget (the run's, or the model's window) the longest lose their middle lines first,
+    and only when none can shrink further do the oldest go."""
     head = [m for m in state.messages if m["role"] == "system"]
-    found, budget = findings(state.messages), state.limits.context_tokens
+    found = [shortened(f, MAX_RESULT_LINES) for f in findings(state.messages)]
+    if focus:
+        found = focused(state.question, found)
+    budgets = [b for b in (state.limits.context_tokens, int(context * CONTEXT_MARGIN) if context else None) if b]
+    budget = min(budgets) if budgets else None
     while True:
         ask: Message = {"role": "user", "content": write(state.question, found)}
         used = sum(count(m) for m in [*head, ask])
         if budget is None or used <= budget:
             return [*head, ask]
+        longest = max(range(len(found)), key=lambda i: len(found[i].result.splitlines()), default=None)
+        if longest is not None and len(found[longest].result.splitlines()) > 8:
+            lines = len(found[longest].result.splitlines())
+            found[longest] = shortened(found[longest], lines * 2 // 3)
+            continue
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")
         found = found[1:]
+
+
+def shortened(finding: Finding, lines: int) -> Finding:
+    """A result cut to about `lines` lines: its head and its tail, and a line saying how many were left out."""
+    text = finding.result.split("\n")
+    if len(text) <= lines:
+        return finding
+    keep_head, keep_tail = lines * 3 // 4, max(1, lines // 4)
+    left_out = len(text) - keep_head - keep_tail
+    kept = [*text[:keep_head], f"[... {left_out} lines not shown ...]", *text[-keep_tail:]]
+    return replace(finding, result="\n".join(kept))
+
+
+def words(text: str) -> set[str]:
+    """The content words of a text by their first four letters (so "rotating" meets "rotation")."""
+    return {w[:4] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOP_WORDS}
+
+
+def focused(question: str, found: list[Finding]) -> list[Finding]:
+    """Results of calls without arguments (a listing) first, then those sharing the most words with the
+    question; when any shares one, no other stays."""
+    asked = words(question)
+
+    def shared(finding: Finding) -> int:
+        return len(asked & words(finding.result))
+
+    bare = [f for f in found if not f.arguments]
+    rest = sorted((f for f in found if f.arguments), key=shared, reverse=True)
+    matching = [f for f in rest if shared(f) > 0]
+    return bare + (matching or rest)

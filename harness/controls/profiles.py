@@ -31,8 +31,9 @@ SMALL = Profile(
         ControlSpec("repeat_guard"),
         ControlSpec("empty_reply"),
         ControlSpec("look_first"),
+        ControlSpec("unread_paths", {"look_while_unread": 6}),
         ControlSpec("parallel_calls"),
-        ControlSpec("digest_answers"),
+        ControlSpec("digest_answers", {"focus": True}),
     ),
     why="asked for",
 )
@@ -66,6 +67,22 @@ def parameters_of(card: Mapping[str, Any]) -> int | None:
     return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else None
 
 
+def context_of(card: Mapping[str, Any] | None) -> int | None:
+    """The context window the server runs the model with, when its card says (this project's server does)."""
+    meta = card.get("meta") if card is not None else None
+    window = meta.get("context") if isinstance(meta, Mapping) else None
+    return window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
+
+
+def fitted(specs: tuple[ControlSpec, ...], context: int | None) -> tuple[ControlSpec, ...]:
+    """The controls told the model's context window, where one uses it (digest_answers fits its digest)."""
+    if context is None:
+        return specs
+    return tuple(
+        ControlSpec(s.name, {**s.params, "context": context}) if s.name == "digest_answers" else s for s in specs
+    )
+
+
 def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
     """`auto`: small for a model the server says is small, none for any other (or when it says nothing)."""
     if cards is None:
@@ -76,5 +93,6 @@ def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
         return Profile("none", why=f"auto: the server does not say how many parameters {model} has")
     size = f"{count / 1e9:.2f}B parameters"
     if count < SMALL_BELOW:
-        return Profile("small", SMALL.controls, why=f"auto: {model} has {size}, under {SMALL_BELOW / 1e9:g}B")
+        why = f"auto: {model} has {size}, under {SMALL_BELOW / 1e9:g}B"
+        return Profile("small", fitted(SMALL.controls, context_of(card)), why=why)
     return Profile("none", why=f"auto: {model} has {size}, not under {SMALL_BELOW / 1e9:g}B")

@@ -5,11 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.base import Hooks, RunContext, Turn, still_valid, takes_nothing
 from harness.policy import signature
 from harness.prompts import repeated_call
 from harness.protocols import Tool
 from wire.types import ToolCall
+
+
+def batch_of(run: RunContext, call: ToolCall) -> set[str]:
+    """The ids of the calls made in the same reply as `call`."""
+    for message in reversed(run.state.messages):
+        ids = {c["id"] for c in message.get("tool_calls", [])} if message["role"] == "assistant" else set()
+        if call["id"] in ids:
+            return ids
+    return set()
 
 
 @dataclass
@@ -21,8 +30,9 @@ class Seen:
 @dataclass(frozen=True)
 class RepeatGuard(Hooks):
     """An identical read-only call that already ran is not run again: its slot says so and points at the
-    earlier result. After `before_answer` such repeats the next turn asks for the answer (a model that asks
-    again for what it has is done looking)."""
+    earlier result, and a read-only tool without arguments that already ran is not offered again (its one
+    call is made). After `before_answer` such repeats the next turn asks for the answer (a model that asks
+    again for what it has is done looking). A call that changes something makes every read new again."""
 
     name: ClassVar[str] = "repeat_guard"
     before_answer: int = 1
@@ -32,20 +42,35 @@ class RepeatGuard(Hooks):
         earlier = memory.seen.get(signature(tool.name, args)) if tool.read_only else None
         if earlier is None:
             return None
-        memory.repeats += 1
-        self.keep(run, memory)
+        if earlier not in batch_of(run, call):  # asked again after seeing the result: done looking
+            memory.repeats += 1
+            self.keep(run, memory)
         return repeated_call(tool.name, earlier)
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
     ) -> None:
+        memory = self.recall(run, Seen)
         if tool.read_only:
-            memory = self.recall(run, Seen)
             memory.seen.setdefault(signature(tool.name, args), call["id"])
-            self.keep(run, memory)
+        else:
+            memory.seen = {}
+        self.keep(run, memory)
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         memory = self.recall(run, Seen)
+        spent = {
+            d["function"]["name"]
+            for d in turn.request.tools
+            if takes_nothing(d)
+            and signature(d["function"]["name"], {}) in memory.seen
+            and (tool := run.tools.get(d["function"]["name"])) is not None
+            and tool.read_only
+        }
+        if spent:
+            offered = [d for d in turn.request.tools if d["function"]["name"] not in spent]
+            choice = still_valid(turn.request.tool_choice, offered)
+            turn.request = replace(turn.request, tools=offered, tool_choice=choice)
         if turn.answer is not None or memory.repeats < self.before_answer:
             return
         turn.answer = "repeats"

@@ -6,8 +6,8 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.controls.base import Hooks, RunContext, Turn
-from harness.protocols import Tool, ToolChoice
+from harness.controls.base import Hooks, RunContext, Turn, still_valid
+from harness.protocols import Tool
 from harness.tools.workspace import Workspace
 from wire.types import ToolCall, ToolDefinition
 
@@ -31,10 +31,12 @@ class UnreadPaths(Hooks):
     has not read yet (at most `most` of them; a larger folder is left open). A constrained server then
     cannot produce an invented path or a read it already has; any server shows the model which files
     exist. A tool that has read every file is not offered; a tool that changes files makes every file
-    unread again."""
+    unread again. With `look_while_unread` N, the first N turns must call a tool while some file is unread
+    (a small model stops after one file; a search needs them all)."""
 
     name: ClassVar[str] = "unread_paths"
     most: int = 200
+    look_while_unread: int = 0
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         request = turn.request
@@ -42,6 +44,7 @@ class UnreadPaths(Hooks):
             return
         read = self.recall(run, Read).paths
         offered: list[ToolDefinition] = []
+        unread_left = False
         for definition in request.tools:
             tool = run.tools.get(definition["function"]["name"])
             if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
@@ -54,10 +57,14 @@ class UnreadPaths(Hooks):
             unread = [e.path for e in entries if e.path not in read.get(tool.name, [])]
             if unread:
                 offered.append(narrowed(definition, tool.path_parameter, unread))
-        if len(offered) != len(request.tools):
-            turn.request = replace(request, tools=offered, tool_choice=still_valid(request.tool_choice, offered))
-        else:
-            turn.request = replace(request, tools=offered)
+                unread_left = True
+        choice = (
+            still_valid(request.tool_choice, offered) if len(offered) != len(request.tools) else request.tool_choice
+        )
+        looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
+        if choice is None and turn.answer is None and unread_left and looked < self.look_while_unread:
+            choice = "required"
+        turn.request = replace(request, tools=offered, tool_choice=choice)
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
@@ -75,13 +82,3 @@ def narrowed(definition: ToolDefinition, parameter: str, paths: list[str]) -> To
     properties = schema.setdefault("properties", {})
     properties[parameter] = {**properties.get(parameter, {"type": "string"}), "enum": paths}
     return {**definition, "function": {**definition["function"], "parameters": schema}}
-
-
-def still_valid(choice: ToolChoice | None, offered: list[ToolDefinition]) -> ToolChoice | None:
-    """A tool_choice that can still be honoured once some tools are no longer offered."""
-    names = {d["function"]["name"] for d in offered}
-    if isinstance(choice, dict) and choice["function"]["name"] not in names:
-        choice = "required"
-    if not offered and choice in ("required", "none"):
-        return None
-    return choice

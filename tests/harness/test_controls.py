@@ -17,6 +17,7 @@ from harness.controls.empty_reply import EmptyReply
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
+from harness.controls.unread_paths import UnreadPaths
 from harness.errors import ConfigError
 from harness.limits import Limits
 from harness.loop import run
@@ -25,6 +26,9 @@ from harness.protocols import ModelReply, ModelRequest
 from harness.state import new_run
 from harness.store import FileStore
 from harness.tools.base import Registry
+from harness.tools.files import ListFiles, ReadFile
+from harness.tools.workspace import Workspace
+from harness.tools.writes import WriteFile
 from harness.trace import MemoryTrace
 from tests.harness.helpers import Recorder, calls
 from wire.digest import Finding, read
@@ -50,8 +54,13 @@ def answering(*replies: AssistantMessage | str) -> tuple[FunctionModel, list[Mod
     return Seeing(reply), seen
 
 
+BATCHES = iter(range(1_000_000))
+
+
 def reads(*values: int) -> AssistantMessage:
-    return calls(*((f"c{v}-{i}", "probe", {"x": v}) for i, v in enumerate(values)))
+    """One reply reading these probe values, its call ids new in the test session."""
+    batch = next(BATCHES)
+    return calls(*((f"b{batch}-{i}", "probe", {"x": v}) for i, v in enumerate(values)))
 
 
 async def test_a_repeated_read_is_refused_and_the_next_turn_is_asked_as_a_digest() -> None:
@@ -88,7 +97,8 @@ async def test_the_guard_remembers_across_a_stop_and_a_resume(tmp_path: Path) ->
     first = await run(new_run(QUESTION, limits=Limits(max_turns=2)), Registry([probe]), options)
     assert first.status == "max_turns_exceeded" and probe.runs == [{"x": 1}]
     saved = store.load(first.run_id)
-    assert saved.controls["repeat_guard"] == {"seen": {'probe:{"x":1}': "c1-0"}, "repeats": 1}
+    guard = saved.controls["repeat_guard"]
+    assert guard["repeats"] == 1 and list(guard["seen"]) == ['probe:{"x":1}']
     model, seen = answering("It is 7.")
     again = await run(
         replace(saved, limits=Limits(max_turns=4)), Registry([probe]), RunOptions(model, controls=controls)
@@ -148,10 +158,9 @@ async def test_a_control_of_ones_own_is_one_object_in_the_list() -> None:
 def test_under_a_context_budget_a_digest_keeps_the_newest_results() -> None:
     state = new_run(QUESTION, limits=Limits(context_tokens=40))
     for index in range(3):
-        state.messages += [
-            reads(index),
-            {"role": "tool", "tool_call_id": f"c{index}-0", "content": f"result {index} " + "word " * 10},
-        ]
+        reply = reads(index)
+        result = f"result {index} " + "word " * 10
+        state.messages += [reply, {"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"], "content": result}]
     kept = read(str(digest_messages(state, lambda m: len(str(m["content"]).split()))[-1]["content"]))
     assert kept is not None and [f.arguments for f in kept[1]] == [{"x": 2}]
     with pytest.raises(ContextTooSmall):
@@ -174,3 +183,65 @@ def test_auto_takes_small_for_a_model_the_server_says_is_small_and_none_otherwis
     assert choose("qwen", [{"id": "qwen", "meta": {"n_params": 70_000_000_000}}]).name == "none"
     assert choose("solve", [{"id": "solve"}, {"id": "plan"}]).name == "none"
     assert choose("qwen", None).why == "auto: the server's model list could not be read"
+
+
+async def test_read_paths_are_narrowed_to_the_files_not_read_yet(workspace: Path) -> None:
+    """A read tool's path is an enum of existing, unread files; once all are read the tool is not offered."""
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "notes.txt"})),
+        calls(("b", "read_file", {"path": "errors.log"}), ("c", "read_file", {"path": "access.log"})),
+        "Read them all.",
+    )
+    result = await run(new_run(QUESTION), tools, RunOptions(model, controls=[UnreadPaths(look_while_unread=2)]))
+    assert result.answer == "Read them all."
+
+    def enum(request: ModelRequest) -> list[str] | None:
+        offered = {t["function"]["name"]: t["function"]["parameters"] for t in request.tools}
+        return offered["read_file"]["properties"]["path"]["enum"] if "read_file" in offered else None
+
+    assert enum(seen[0]) == ["access.log", "errors.log", "notes.txt"] and seen[0].tool_choice == "required"
+    assert enum(seen[1]) == ["access.log", "errors.log"] and seen[1].tool_choice == "required"
+    assert enum(seen[2]) is None and [t["function"]["name"] for t in seen[2].tools] == ["list_files"]
+    assert seen[2].tool_choice is None  # nothing left unread: the model is free to answer
+
+
+async def test_a_write_makes_every_file_unread_again(workspace: Path) -> None:
+    space = Workspace(workspace)
+    tools = Registry([ReadFile(space), WriteFile(space, needs_approval=False)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "notes.txt"})),
+        calls(("b", "write_file", {"path": "notes.txt", "content": "new"})),
+        "Done.",
+    )
+    await run(new_run(QUESTION), tools, RunOptions(model, controls=[UnreadPaths()]))
+    paths = [
+        next(t for t in r.tools if t["function"]["name"] == "read_file")["function"]["parameters"]["properties"]
+        for r in seen
+    ]
+    assert "notes.txt" not in paths[1]["path"]["enum"] and "notes.txt" in paths[2]["path"]["enum"]
+
+
+def test_a_folder_larger_than_the_bound_is_left_open(workspace: Path) -> None:
+    state = new_run(QUESTION)
+    tools = Registry([ReadFile(Workspace(workspace))])
+    turn = Turn(ModelRequest(state.messages, tools.definitions()))
+    UnreadPaths(most=2).before_request(RunContext(state, tools, lambda m: 0), turn)
+    assert "enum" not in turn.request.tools[0]["function"]["parameters"]["properties"]["path"]
+
+
+async def test_the_same_read_twice_in_one_reply_runs_once_and_does_not_end_the_looking() -> None:
+    probe = Recorder(output="value 7")
+    model, seen = answering(reads(1, 1, 2), reads(3), "It is 7.")
+    result = await run(new_run(QUESTION), Registry([probe]), RunOptions(model, controls=[RepeatGuard()]))
+    assert probe.runs == [{"x": 1}, {"x": 2}, {"x": 3}] and result.turns == 3
+    assert seen[1].tool_choice is None  # no answer turn was owed: nothing was asked again after being seen
+
+
+async def test_a_tool_without_arguments_is_offered_until_it_has_run() -> None:
+    bare = Recorder(name="look", parameters={"type": "object", "properties": {}})
+    model, seen = answering(calls(("a", "look", {})), reads(1), "It is 7.")
+    await run(new_run(QUESTION), Registry([bare, Recorder()]), RunOptions(model, controls=[RepeatGuard()]))
+    assert [t["function"]["name"] for t in seen[0].tools] == ["look", "probe"]
+    assert [t["function"]["name"] for t in seen[1].tools] == ["probe"]

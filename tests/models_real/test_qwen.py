@@ -15,17 +15,17 @@ import httpx
 import jsonschema
 import pytest
 
+from benchmarks import forced_calls
+from benchmarks.serving import Peer
 from evals.suite import DEFAULT_SUITE, Task, load_suite
 from evals.workspace import default_workspace
-from harness.state import RunState
-from harness.store import FileStore
+from harness.prompts import SYSTEM_PROMPT
 from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from harness.tools.workspace import Workspace
 from models.registry import QWEN_CODER_05, QWEN_CODER_15
 from models.weights import on_disk
 from tests.conftest import Server
-from tests.harness.cli_support import harness
 
 pytestmark = [
     pytest.mark.models,
@@ -49,20 +49,22 @@ def test_the_server_reports_the_file_it_loaded(qwen: Server) -> None:
 def test_every_first_turn_asked_for_a_call_is_a_valid_tool_call(qwen: Server, tmp_path: Path, task: Task) -> None:
     """Asked for a call (tool_choice required), the model writes the arguments itself; they must fit the schema.
     Unasked, the 0.5B answers some of these in words: that is its choice, not a parse failure."""
-    workspace = default_workspace(tmp_path / "ws")
-    args = ["run", task.prompt, "--base-url", qwen.base_url, "--model", QWEN_CODER_05.name]
-    args += ["--workspace", str(workspace), "--state-dir", str(tmp_path / "st"), "--run-id", "t", "--max-turns", "1"]
-    # read_file needs a path (the model's own guess), so look_turns 1 asks for `required`, not a named no-argument tool
-    args += ["--tools", "read_file", "--look-turns", "1", "--no-repeat-guard", "--no-parallel-calls"]
-    harness(*args, timeout=600)
-    state: RunState = FileStore(tmp_path / "st").load("t")
-    first = state.messages[2]
-    assert first["role"] == "assistant" and first.get("tool_calls"), first
-    tools = Registry(reading_tools(Workspace(workspace)))
+    tools = Registry(reading_tools(Workspace(default_workspace(tmp_path / "ws"))))
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.prompt}]
+    body = {"model": QWEN_CODER_05.name, "messages": messages, "tools": tools.definitions(), "tool_choice": "required"}
+    reply = httpx.post(f"{qwen.base_url}/chat/completions", json=body | {"max_tokens": 128}, timeout=600).json()
+    first = reply["choices"][0]["message"]
+    assert first.get("tool_calls"), first
     for call in first["tool_calls"]:
         tool = tools.get(call["function"]["name"])
         assert tool is not None
         jsonschema.validate(json.loads(call["function"]["arguments"]), dict(tool.parameters))
+
+
+def test_every_forced_call_parses_validates_and_fits(qwen: Server) -> None:
+    """The generated schemas of `make bench`'s forced section, strict and not, required and named."""
+    good, total = forced_calls.rate(Peer("ours", qwen.base_url, QWEN_CODER_05.name))
+    assert good == total
 
 
 @pytest.mark.skipif(on_disk(QWEN_CODER_15) is None, reason="qwen2.5-coder-1.5b-instruct is not on disk")
