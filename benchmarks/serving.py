@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from evals.runner import Provider, Settings, run_suite
+from evals.runner import EvalSettings, Provider, run_suite
 from evals.servers import ServerFailed, ServerProcess, free_port
 from evals.suite import DEFAULT_SUITE, load_suite
 from models.registry import QWEN_CODER_05, ModelSpec, model_spec
@@ -165,7 +165,7 @@ def tool_call_latency(peer: Peer) -> float:
 
 def eval_wall(peer: Peer, concurrency: int) -> tuple[float, list[Any]]:
     suite = load_suite(DEFAULT_SUITE)
-    settings = Settings(concurrency=concurrency)
+    settings = EvalSettings(concurrency=concurrency)
     with tempfile.TemporaryDirectory(prefix="bench-eval-") as scratch:
         began = time.perf_counter()
         results = asyncio.run(

@@ -26,8 +26,8 @@ from evals import controls, report
 from evals.compare import compare
 from evals.controls import MEASURED_SUITES
 from evals.manifest import manifest
-from evals.providers import ProviderError, resolve
-from evals.runner import Settings, TaskResult, run_suite
+from evals.providers import ProviderSpecError, resolve
+from evals.runner import EvalSettings, TaskResult, run_suite
 from evals.servers import ServerFailed
 from evals.suite import DEFAULT_SUITE, SUITES, Suite, SuiteError, load_suite
 from harness.errors import HarnessError
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     command = "python -m evals " + " ".join(sys.argv[1:])
     if args.concurrency < 1 or args.trials < 1:
         raise ValueError("--concurrency and --trials must be at least 1")
-    settings = Settings(
+    settings = EvalSettings(
         args.trials,
         args.max_turns,
         args.max_budget_usd,
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.model, not args.no_scripted, args.concurrency, args.only, Path(args.out), tuple(args.suites)
             )
         return run(args)
-    except (SuiteError, ProviderError, ServerFailed, ModelsError, HarnessError, ValueError) as exc:
+    except (SuiteError, ProviderSpecError, ServerFailed, ModelsError, HarnessError, ValueError) as exc:
         print(f"eval: error: {exc}", file=sys.stderr)
         return 2
 

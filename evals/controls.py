@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.manifest import results_header
-from evals.runner import Provider, Settings, TaskResult, aggregate, run_suite
+from evals.runner import EvalSettings, Provider, TaskResult, aggregate, run_suite
 from evals.servers import ServerProcess
 from evals.suite import SUITES, load_suite
 from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
@@ -84,7 +84,7 @@ async def measure(
     rows = []
     for suite_name in suites:
         suite = load_suite(SUITES / f"{suite_name}.json")
-        settings = Settings(concurrency=concurrency, controls=variant.profile, system=variant.system)
+        settings = EvalSettings(concurrency=concurrency, controls=variant.profile, system=variant.system)
         # Workspaces are named by task id, which the suites share: each suite of each variant gets its own.
         fresh = Path(tempfile.mkdtemp(dir=scratch))
         results: list[TaskResult] = await run_suite(suite, [provider], settings, fresh, lambda _: None)

@@ -17,7 +17,7 @@ from models.choice import default_model
 SCRIPTED_URL = "http://127.0.0.1:8001/v1"
 
 
-class ProviderError(ValueError):
+class ProviderSpecError(ValueError):
     """A --provider value that cannot be used."""
 
 
@@ -29,19 +29,21 @@ def first_model(base_url: str) -> str:
     try:
         return str(httpx.get(f"{base_url.rstrip('/')}/models", timeout=10).json()["data"][0]["id"])
     except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
-        raise ProviderError(f"cannot ask {base_url} which model it serves ({exc}); give one with model=NAME") from exc
+        raise ProviderSpecError(
+            f"cannot ask {base_url} which model it serves ({exc}); give one with model=NAME"
+        ) from exc
 
 
 def parse_provider(spec: str) -> Provider:
     """NAME=URL[,model=M]"""
     name, sep, rest = spec.partition("=")
     if not sep or not name or not rest:
-        raise ProviderError(f"--provider expects NAME=URL[,model=M], got {spec!r}")
+        raise ProviderSpecError(f"--provider expects NAME=URL[,model=M], got {spec!r}")
     url, *options = rest.split(",")
     settings = dict(option.partition("=")[::2] for option in options)
     unknown = set(settings) - {"model"}
     if unknown:
-        raise ProviderError(f"--provider {spec!r}: unknown option {', '.join(sorted(unknown))} (only model=...)")
+        raise ProviderSpecError(f"--provider {spec!r}: unknown option {', '.join(sorted(unknown))} (only model=...)")
     base_url = base_url_from_env(url)
     return Provider(name, base_url, settings.get("model") or first_model(base_url))
 

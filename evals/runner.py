@@ -40,7 +40,7 @@ class Provider:
 
 
 @dataclass(frozen=True)
-class Settings:
+class EvalSettings:
     trials: int = 1
     max_turns: int = 8
     max_budget_usd: float | None = None
@@ -104,7 +104,7 @@ def turns_of(trace: MemoryTrace, run_id: str) -> list[Turn]:
     ]
 
 
-def config_for(provider: Provider, suite: Suite, settings: Settings, workspace: Path) -> RunConfig:
+def config_for(provider: Provider, suite: Suite, settings: EvalSettings, workspace: Path) -> RunConfig:
     return RunConfig(
         base_url=provider.base_url,
         model=provider.model,
@@ -128,7 +128,7 @@ async def run_to_end(state: RunState, trace: MemoryTrace) -> RunState:
 
 
 async def run_task(
-    provider: Provider, suite: Suite, task: Task, trial: int, settings: Settings, scratch: Path
+    provider: Provider, suite: Suite, task: Task, trial: int, settings: EvalSettings, scratch: Path
 ) -> TaskResult:
     workspace = suite.build(scratch / f"{provider.name}-{task.id}-{trial}")
     truth = truth_for(task.check, workspace)
@@ -164,7 +164,7 @@ async def run_task(
 async def run_suite(
     suite: Suite,
     providers: list[Provider],
-    settings: Settings,
+    settings: EvalSettings,
     scratch: Path,
     progress: Callable[[str], None],
 ) -> list[TaskResult]:

@@ -14,9 +14,9 @@ from typing import Literal
 
 from evals.suite import Check
 from evals.truth import Truth
-from harness.policy import canonical
 from harness.state import RunState
 from harness.tools.base import Invalid, Registry
+from wire.types import canonical
 
 Failure = Literal[
     "wrong_answer", "no_answer", "bad_tool_args", "unknown_tool", "max_turns", "budget", "timeout", "provider_error"

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from harness.errors import ContextTooSmall
 from harness.protocols import ModelRequest
 from harness.state import RunState
 from wire.types import Message, ToolDefinition
 
 Counter = Callable[[Message], int]
-
-
-class ContextTooSmall(Exception):
-    """Even the newest turn does not fit the budget."""
 
 
 def groups(messages: Sequence[Message]) -> list[list[Message]]:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from harness.errors import ApprovalError
-from harness.policy import digest
+from harness.policy import fingerprint
 from harness.protocols import Tool
 from harness.state import RunState, pending
 from harness.tools.base import approval_needed
@@ -28,7 +28,7 @@ def approve(state: RunState, call_id: str) -> None:
         args = json.loads(call["function"]["arguments"] or "{}")
     except json.JSONDecodeError as exc:
         raise ApprovalError(f"call {call_id!r} has arguments that are not JSON; there is nothing to approve") from exc
-    state.approvals[call_id] = digest(args)
+    state.approvals[call_id] = fingerprint(args)
     state.rejections.pop(call_id, None)
     if call_id in state.started:  # the person vouches for running it again
         state.started.remove(call_id)
@@ -51,6 +51,6 @@ def needs_person(state: RunState, call_id: str, tool: Tool, args: dict[str, Any]
             f"{tool.name} call {call_id} started before the run stopped and may have taken effect{ended}; "
             "approve to run it again or reject it"
         )
-    if approval_needed(tool, args) and state.approvals.get(call_id) != digest(args):
+    if approval_needed(tool, args) and state.approvals.get(call_id) != fingerprint(args):
         return f"{tool.name} needs approval before it runs"
     return None

@@ -8,10 +8,13 @@ HarnessError
 │   ├── ProviderRejected      a non-retryable answer (400, 401, 404...), with the provider's message
 │   └── MalformedReply        a reply that failed validation (shape, duplicate tool call ids)
 ├── StateError                a run state cannot be loaded or saved
+│   ├── InvalidState          a state that does not fit the types (also a ValueError); `where` names the field
 │   ├── StateFileError        the file is corrupt, unreadable or of an unknown format version
 │   ├── RunNotFound           no state file for that run id
 │   ├── RunInUse              another process holds the run
 │   └── NotResumable          the run ended completed or failed
+├── Stopped                   Stop was pressed: raised out of StopSignal.race, ends the run interrupted
+├── ContextTooSmall           under a context budget, even the newest turn (or a digest's question) does not fit
 ├── RegistryError             an invalid or duplicate tool name, or an invalid parameters schema
 ├── ApprovalError             approve/reject of a call that is not pending, or whose arguments changed
 └── ConfigError               an invalid option (a command preset, a limit, a price); also a ValueError
@@ -84,3 +87,23 @@ class ApprovalError(HarnessError):
 
 class ConfigError(HarnessError, ValueError):
     """An invalid setting. A ValueError too, so a state file holding one fails validation naming the field."""
+
+
+class InvalidState(StateError, ValueError):
+    """A state that does not fit the types: `where` is the field path."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where, self.problem = where, problem
+
+
+class Stopped(HarnessError):
+    """Raised out of `StopSignal.race` when Stop was pressed first."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ContextTooSmall(HarnessError):
+    """Under a context budget, even the newest turn does not fit."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.events import ApprovalRequiredEvent, Header, ToolResultEvent, ToolStartEvent, TraceEvent
 from harness.protocols import ModelReply, StateStore, ToolContext, TraceSink
-from harness.state import Interruption, RunState, Status, Stop, pending
+from harness.state import Ending, Interruption, RunState, Status, pending
 from harness.stop import StopSignal
 from wire.types import Message, ToolCall
 
@@ -187,12 +187,12 @@ class Journal:
         slot = ChildSlot(self, call["id"])
         return ToolContext(self.state.run_id, call["id"], signal, progress, slot, retry, started)
 
-    def end(self, stop: Stop) -> RunState:
+    def end(self, ending: Ending) -> RunState:
         """A run that cannot go on leaves no call without a result: its transcript stays valid to send."""
-        if stop.status == "failed":
+        if ending.status == "failed":
             for call in pending(self.state.messages):
-                self.decided(call, f"Not run: the run stopped first ({stop.reason}).")
-        return self.finish(stop.status, stop.reason, stop.interruption)
+                self.decided(call, f"Not run: the run stopped first ({ending.reason}).")
+        return self.finish(ending.status, ending.reason, ending.interruption)
 
     def finish(self, status: Status, reason: str, interruption: Interruption | None) -> RunState:
         state = self.state

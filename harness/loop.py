@@ -11,16 +11,15 @@ import asyncio
 import time
 from typing import Any
 
-from harness.context import ContextTooSmall, request_for
+from harness.context import request_for
 from harness.controls import RunContext, Turn
 from harness.decisions import needs_person
-from harness.errors import NotResumable, ProviderError
+from harness.errors import ContextTooSmall, NotResumable, ProviderError, Stopped
 from harness.journal import Journal
 from harness.options import RunOptions
 from harness.policy import bound, may_reuse, signature
 from harness.protocols import ModelReply, Tool
-from harness.state import Interruption, RunState, Stop, over, pending
-from harness.stop import Stopped
+from harness.state import Ending, Interruption, RunState, over, pending
 from harness.tools.base import Registry
 from wire.types import ToolCall
 
@@ -45,9 +44,9 @@ class Loop:
         deadline = self.signal.arm(self.state.limits.timeout_s)
         try:
             while True:
-                stop = await self.drain_pending() or self.check_limits() or await self.take_turn()
-                if stop is not None:
-                    return self.journal.end(stop)
+                ending = await self.drain_pending() or self.check_limits() or await self.take_turn()
+                if ending is not None:
+                    return self.journal.end(ending)
         except Stopped as exc:
             return self.journal.finish("interrupted", exc.reason, Interruption("cancelled", exc.reason))
         except asyncio.CancelledError:  # a parent's Stop cancelled this (child) run: record it, then obey
@@ -56,28 +55,28 @@ class Loop:
             raise
         except ProviderError as exc:
             self.state.error, self.state.error_source = str(exc), "provider"
-            return self.journal.end(Stop("failed", str(exc)))
+            return self.journal.end(Ending("failed", str(exc)))
         finally:
             if deadline is not None:
                 deadline.cancel()
 
     # step 1: drain pending calls ---------------------------------------------------------------------
-    async def drain_pending(self) -> Stop | None:
+    async def drain_pending(self) -> Ending | None:
         for call in pending(self.state.messages):
-            stop = await self.settle(call)
-            if stop is not None:
-                return stop
+            ending = await self.settle(call)
+            if ending is not None:
+                return ending
         return None
 
-    async def settle(self, call: ToolCall) -> Stop | None:
+    async def settle(self, call: ToolCall) -> Ending | None:
         tool = self.tools.get(call["function"]["name"])
         screened = self.screen(call, tool)
         if isinstance(screened, str) or tool is None:
             self.journal.decided(call, str(screened))
             return None
-        stop = self.gate(call, tool, screened)
-        if stop is not None:
-            return stop
+        ending = self.gate(call, tool, screened)
+        if ending is not None:
+            return ending
         key = signature(tool.name, screened)
         earlier = self.state.read_cache.get(key)
         if earlier is not None and may_reuse(self.options.dedupe, tool.read_only):
@@ -96,21 +95,21 @@ class Loop:
             return self.options.reject_text(call["function"]["name"], self.state.rejections[call["id"]])
         return self.tools.screen(call)
 
-    def gate(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
+    def gate(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Ending | None:
         """Stop before a call that needs a person: unapproved, or a write whose first attempt may have landed."""
         reason = needs_person(self.state, call["id"], tool, args)
         if reason is None:
             return None
         self.journal.approval_required(call, tool.name, args, reason)
-        return Stop("interrupted", reason, Interruption.approval(call["id"], tool.name, args, reason))
+        return Ending("interrupted", reason, Interruption.approval(call["id"], tool.name, args, reason))
 
-    async def execute(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Stop | None:
+    async def execute(self, call: ToolCall, tool: Tool, args: dict[str, Any]) -> Ending | None:
         retry = call["id"] in self.state.started
         if not tool.read_only and not retry:
             self.state.started.append(call["id"])  # on disk before the tool runs: exactly-once for writes
             self.journal.save()
         self.journal.tool_start(call, tool.name, args)
-        began, stop = time.perf_counter(), None
+        began, ending = time.perf_counter(), None
         try:
             context = self.journal.context(call, tool.name, self.signal, retry, self.options.on_progress)
             output = await self.signal.race(tool.run(args, context))
@@ -118,23 +117,23 @@ class Loop:
         except Stopped:
             raise
         except Exception as exc:
-            output, ok, stop = self.options.errors.result_text(exc), False, self.failure(tool, exc)
+            output, ok, ending = self.options.errors.result_text(exc), False, self.failure(tool, exc)
         if ok:
             self.state.read_cache.setdefault(signature(tool.name, args), call["id"])
         for control in self.controls:  # before the result is saved: what a control noted is saved with it
             control.after_call(self.context, call, tool, args, output, ok)
         self.journal.ran(call, args, output, ok, (time.perf_counter() - began) * 1000)
-        return stop
+        return ending
 
-    def failure(self, tool: Tool, exc: Exception) -> Stop | None:
+    def failure(self, tool: Tool, exc: Exception) -> Ending | None:
         reason = self.options.errors.stops_run(tool.name, exc)
         if reason is None:
             return None
         self.state.error, self.state.error_source = str(exc), "tool"
-        return Stop("failed", reason)
+        return Ending("failed", reason)
 
     # step 2: check limits and stop conditions --------------------------------------------------------
-    def check_limits(self) -> Stop | None:
+    def check_limits(self) -> Ending | None:
         state, limits = self.state, self.state.limits
         if limits.max_turns is not None and state.turns >= limits.max_turns:
             return over("max_turns_exceeded", "max_turns", f"reached the turn cap of {limits.max_turns}")
@@ -148,7 +147,7 @@ class Loop:
         return None
 
     # step 3: ask the model, record the reply, admit its batch -----------------------------------------
-    async def take_turn(self) -> Stop | None:
+    async def take_turn(self) -> Ending | None:
         try:
             request, dropped = request_for(
                 self.state, self.tools.definitions(), self.options.max_tokens, self.context.count
@@ -168,7 +167,7 @@ class Loop:
         calls = reply.message.get("tool_calls", [])
         return self.admit(calls) if calls else self.answered(turn, reply)
 
-    def answered(self, turn: Turn, reply: ModelReply) -> Stop | None:
+    def answered(self, turn: Turn, reply: ModelReply) -> Ending | None:
         """A reply without calls ends the run, unless a control says it is not the answer yet."""
         for control in self.controls:
             not_yet = control.on_answer(self.context, turn, reply)
@@ -178,9 +177,9 @@ class Loop:
                 self.journal.not_an_answer(not_yet.reason)
                 return None
         cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
-        return Stop("completed", f"the model answered{cut}")
+        return Ending("completed", f"the model answered{cut}")
 
-    def admit(self, calls: list[ToolCall]) -> Stop | None:
+    def admit(self, calls: list[ToolCall]) -> Ending | None:
         """Refuse a whole batch that would exceed the tool-call cap; the refusal is written into every slot."""
         cap, wanted = self.state.limits.max_tool_calls, self.state.tool_calls + len(calls)
         if cap is not None and wanted > cap:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from harness.errors import PermanentToolError
+from wire.types import canonical
 
 ErrorMode: TypeAlias = Literal["text", "silent", "fatal"]
 Dedupe: TypeAlias = Literal["off", "reads", "all"]
@@ -49,11 +49,7 @@ def rejection_text(tool: str, reason: str | None) -> str:
     return f"{text} Reason: {reason}" if reason else text
 
 
-def canonical(arguments: object) -> str:
-    return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def digest(arguments: object) -> str:
+def fingerprint(arguments: object) -> str:
     """What an approval is bound to: the call's exact arguments."""
     return hashlib.sha256(canonical(arguments).encode("utf-8", errors="surrogatepass")).hexdigest()
 

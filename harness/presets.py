@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import shlex
 import tomllib
 from dataclasses import dataclass
@@ -13,9 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import ConfigError
 from harness.userfiles import read_text
-from wire.types import first_error
-
-VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+from wire.types import TOOL_NAME, first_error
 
 
 @dataclass(frozen=True)
@@ -29,7 +26,7 @@ class CommandPreset:
     description: str = ""
 
     def __post_init__(self) -> None:
-        if not VALID_NAME.match(self.name):
+        if not TOOL_NAME.match(self.name):
             raise ConfigError(f"invalid command name {self.name!r}: use letters, digits, '_' or '-'")
         if not self.argv or not all(isinstance(a, str) and a and "\x00" not in a for a in self.argv):
             raise ConfigError(f"command {self.name!r} needs an executable and no empty or NUL-bearing argument")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from harness.state import RunState
 from harness.stop import StopSignal
-from wire.types import AssistantMessage, Message, NamedToolChoice, Timings, ToolDefinition
+from wire.types import AssistantMessage, Message, Timings, ToolChoice, ToolDefinition
 from wire.types import Usage as ReplyUsage
-
-ToolChoice = Literal["auto", "none", "required"] | NamedToolChoice
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeAlias, cast
 from pydantic import TypeAdapter, ValidationError
 
 from harness.config import RunConfig
+from harness.errors import InvalidState
 from harness.limits import Limits, Prices, Usage
 from wire.types import AssistantMessage, Message, ToolCall
 
@@ -45,7 +46,7 @@ class Interruption:
 
 
 @dataclass(frozen=True)
-class Stop:
+class Ending:
     """How a run ends: one of the five, with the reason, and for a resumable ending what it waits for."""
 
     status: Status
@@ -53,8 +54,8 @@ class Stop:
     interruption: Interruption | None = None
 
 
-def over(status: Status, kind: InterruptionType, reason: str) -> Stop:
-    return Stop(status, reason, Interruption(kind, reason))
+def over(status: Status, kind: InterruptionType, reason: str) -> Ending:
+    return Ending(status, reason, Interruption(kind, reason))
 
 
 @dataclass
@@ -73,7 +74,7 @@ class RunState:
     usage: Usage = field(default_factory=Usage)
     limits: Limits = field(default_factory=Limits)
     prices: Prices = field(default_factory=Prices)
-    approvals: dict[str, str] = field(default_factory=dict)  # call id -> digest of the approved arguments
+    approvals: dict[str, str] = field(default_factory=dict)  # call id -> fingerprint of the approved arguments
     rejections: dict[str, str | None] = field(default_factory=dict)  # call id -> the person's reason
     started: list[str] = field(default_factory=list)  # write calls that began and have no result yet
     processes: dict[str, int] = field(default_factory=dict)  # call id -> process group of a command it started
@@ -138,14 +139,6 @@ class RunState:
 
 
 STATE = TypeAdapter(RunState)
-
-
-class InvalidState(ValueError):
-    """A state that does not fit the types: `where` is the field path."""
-
-    def __init__(self, where: str, problem: str) -> None:
-        super().__init__(f"{where}: {problem}")
-        self.where, self.problem = where, problem
 
 
 def state_from(raw: dict[str, Any]) -> RunState:

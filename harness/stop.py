@@ -8,16 +8,10 @@ import time
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from harness.errors import Stopped
+
 T = TypeVar("T")
 CLEANUP_GRACE_S = 0.02
-
-
-class Stopped(Exception):
-    """Raised out of `StopSignal.race` when Stop was pressed first."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class StopSignal:

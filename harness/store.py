@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError, RunInUse, RunNotFound, StateError, StateFileError
-from harness.state import FORMAT_VERSION, InvalidState, RunState, state_from
+from harness.errors import ConfigError, InvalidState, RunInUse, RunNotFound, StateError, StateFileError
+from harness.state import FORMAT_VERSION, RunState, state_from
 from harness.userfiles import read_text
 
 MAX_STATE_BYTES = 256_000_000  # a run's transcript and its sub-agents' runs

@@ -16,7 +16,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.util
-import json
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -25,12 +24,11 @@ from typing import Any
 
 import tiktoken
 
+from wire.errors import TokenizerUnavailable
+from wire.types import canonical
+
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
-
-
-class TokenizerUnavailable(RuntimeError):
-    """The o200k_base encoding can be neither loaded from tiktoken's cache nor restored offline."""
 
 
 def tiktoken_cache_dir() -> Path | None:
@@ -85,10 +83,6 @@ def o200k() -> tiktoken.Encoding:
             return tiktoken.get_encoding("o200k_base")
         except Exception as exc:
             raise TokenizerUnavailable(f"tiktoken could not load o200k_base: {exc}") from exc
-
-
-def canonical(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class TokenCounter:

@@ -8,6 +8,7 @@ validation on the servers and in the client and plain-dict handling in the harne
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias  # pydantic needs these on 3.11
@@ -83,13 +84,6 @@ class StreamOptions(BaseModel):
     include_usage: bool = False
 
 
-class ContentPart(TypedDict, total=False):
-    """A part of a message's content as clients send it; only text parts can be read here."""
-
-    type: Required[str]
-    text: str
-
-
 class JsonSchemaFormat(TypedDict, total=False):
     name: Required[str]
     schema: dict[str, Any]
@@ -103,6 +97,14 @@ class ResponseFormat(BaseModel):
 
 
 MAX_STOP_STRINGS = 16
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # OpenAI's rule for a function's name
+
+
+def canonical(value: object) -> str:
+    """JSON with sorted keys and no spaces: the same value always gives the same text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 RANDOM_SEED = -1
 MAX_SEED = 2**63 - 1
 

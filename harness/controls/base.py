@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from harness.protocols import ModelReply, ModelRequest, Tool, ToolChoice
+from harness.protocols import ModelReply, ModelRequest, Tool
 from harness.state import RunState
 from harness.tools.base import Registry
-from wire.types import Message, ToolCall, ToolDefinition
+from wire.types import Message, ToolCall, ToolChoice, ToolDefinition
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,16 @@ def still_valid(choice: ToolChoice | None, offered: list[ToolDefinition]) -> Too
     if not offered and choice in ("required", "none"):
         return None
     return choice
+
+
+def offer(turn: Turn, tools: list[ToolDefinition], choice: ToolChoice | None) -> None:
+    """Offer only these of the turn's tools; when none is left, there is nothing more to look at, and the
+    turn asks for the answer."""
+    if tools or not turn.request.tools:
+        turn.request = replace(turn.request, tools=tools, tool_choice=choice)
+        return
+    turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None)
+    turn.answer = turn.answer or "nothing left to look at"
 
 
 def takes_nothing(definition: ToolDefinition) -> bool:

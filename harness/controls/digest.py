@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from harness.context import ContextTooSmall
 from harness.controls.base import Hooks, RunContext, Turn
+from harness.errors import ContextTooSmall
 from harness.protocols import ModelReply, ModelRequest
 from harness.state import RunState
 from wire.digest import Finding, write

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
-from harness.protocols import ToolChoice
+from wire.types import ToolChoice
 
 
 @dataclass(frozen=True)

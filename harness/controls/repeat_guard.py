@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn, still_valid, takes_nothing
+from harness.controls.base import Hooks, RunContext, Turn, offer, still_valid, takes_nothing
 from harness.policy import signature
 from harness.prompts import repeated_call
 from harness.protocols import Tool
@@ -69,8 +69,7 @@ class RepeatGuard(Hooks):
         }
         if spent:
             offered = [d for d in turn.request.tools if d["function"]["name"] not in spent]
-            choice = still_valid(turn.request.tool_choice, offered)
-            turn.request = replace(turn.request, tools=offered, tool_choice=choice)
+            offer(turn, offered, still_valid(turn.request.tool_choice, offered))
         if turn.answer is not None or memory.repeats < self.before_answer:
             return
         turn.answer = "repeats"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.controls.base import Hooks, RunContext, Turn, still_valid
+from harness.controls.base import Hooks, RunContext, Turn, offer, still_valid
 from harness.protocols import Tool
 from harness.tools.workspace import Workspace
 from wire.types import ToolCall, ToolDefinition
@@ -64,7 +64,7 @@ class UnreadPaths(Hooks):
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
         if choice is None and turn.answer is None and unread_left and looked < self.look_while_unread:
             choice = "required"
-        turn.request = replace(request, tools=offered, tool_choice=choice)
+        offer(turn, offered, choice)
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool

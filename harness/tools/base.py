@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,9 +13,8 @@ from jsonschema.exceptions import SchemaError
 from harness.errors import RegistryError
 from harness.protocols import Tool
 from wire.text import scrubbed
-from wire.types import ToolCall, ToolDefinition
+from wire.types import TOOL_NAME, ToolCall, ToolDefinition
 
-VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
@@ -42,7 +40,7 @@ class Registry:
             self.add(tool)
 
     def add(self, tool: Tool) -> None:
-        if not VALID_NAME.match(tool.name):
+        if not TOOL_NAME.match(tool.name):
             raise RegistryError(f"invalid tool name {tool.name!r}: use 1-64 letters, digits, '_' or '-'")
         if tool.name in self._tools:
             raise RegistryError(f"duplicate tool name {tool.name!r}")

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
 from fastapi import FastAPI, Request, Response
@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from serve.core.backend import Backend, Finished
+from serve.core.backend import Backend, Finished, JobT
 from serve.core.metrics import Metrics, printable
 from serve.core.replies import completion, error_body, stream
 from serve.core.validation import MAX_BODY_DEPTH, check_request, depth
@@ -34,7 +34,7 @@ DISCONNECT_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
-class Limits:
+class BodyLimits:
     max_body_bytes: int = 4_000_000
 
 
@@ -66,7 +66,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def decode_json(raw: bytes) -> Any:
+def decode_json(raw: bytes) -> object:
     """JSON that is valid UTF-8 all the way down: a lone surrogate escape is refused here, not deep in a tokenizer."""
     try:
         value = json.loads(raw)
@@ -80,7 +80,10 @@ def decode_json(raw: bytes) -> Any:
     return value
 
 
-def parse_model(raw: bytes, shape: type[BaseModel]) -> Any:
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def parse_model(raw: bytes, shape: type[ModelT]) -> ModelT:
     value = decode_json(raw)
     if not isinstance(value, dict):
         raise InvalidRequest("the body must be a JSON object")
@@ -95,7 +98,7 @@ def parse_model(raw: bytes, shape: type[BaseModel]) -> Any:
         raise InvalidRequest("the body is nested too deeply to read") from exc
 
 
-async def parse_body(request: Request, shape: type[BaseModel], limit: int) -> Any:
+async def parse_body(request: Request, shape: type[ModelT], limit: int) -> ModelT:
     raw = await read_body(request, limit)
     if len(raw) <= PARSE_INLINE_BYTES:
         return parse_model(raw, shape)
@@ -112,10 +115,10 @@ async def watch_disconnect(request: Request, task: asyncio.Task[Any]) -> None:
         await asyncio.sleep(DISCONNECT_POLL_S)
 
 
-class Server:
+class Server(Generic[JobT]):
     """The endpoints over one backend."""
 
-    def __init__(self, backend: Backend, limits: Limits, metrics: Metrics) -> None:
+    def __init__(self, backend: Backend[JobT], limits: BodyLimits, metrics: Metrics) -> None:
         self.backend, self.limits, self.metrics = backend, limits, metrics
 
     def model_ids(self) -> list[str]:
@@ -136,7 +139,7 @@ class Server:
             return StreamingResponse(chunks, media_type="text/event-stream")
         return await self.complete(request, body, job)
 
-    async def complete(self, request: Request, body: ChatCompletionRequest, job: Any) -> Response:
+    async def complete(self, request: Request, body: ChatCompletionRequest, job: JobT) -> Response:
         events = self.backend.run(job)
         me = asyncio.current_task()
         assert me is not None
@@ -161,7 +164,7 @@ class Server:
         return record
 
 
-def install_routes(app: FastAPI, server: Server) -> None:
+def install_routes(app: FastAPI, server: Server[JobT]) -> None:
     backend = server.backend
 
     @app.post("/v1/chat/completions", response_model=None)
@@ -191,7 +194,7 @@ def install_routes(app: FastAPI, server: Server) -> None:
         return backend.health()
 
 
-def install_tool_routes(app: FastAPI, server: Server) -> None:
+def install_tool_routes(app: FastAPI, server: Server[JobT]) -> None:
     """llama-server's /tokenize and /detokenize, and Prometheus' /metrics."""
     backend = server.backend
 
@@ -222,8 +225,8 @@ class Guard:
     that shape; a client that leaves before the last byte is counted as 499, with no traceback; and every
     request is counted and logged once, when its last byte has gone (streams included)."""
 
-    def __init__(self, app: ASGIApp, server: Server) -> None:
-        self.app, self.server = app, server
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app, self.metrics = app, metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -252,7 +255,7 @@ class Guard:
                 await error_response(APIError(f"internal error: {type(exc).__name__}"))(scope, receive, sending)
         finally:
             gone = getattr(request.state, "client_gone", False) or (started[0] and not ended[0])
-            self.server.metrics.observe(request, CLIENT_CLOSED if gone else status[0], time.perf_counter() - began)
+            self.metrics.observe(request, CLIENT_CLOSED if gone else status[0], time.perf_counter() - began)
 
 
 def install_error_handling(app: FastAPI) -> None:
@@ -268,12 +271,12 @@ def install_error_handling(app: FastAPI) -> None:
     app.add_exception_handler(405, not_found)
 
 
-def create_app(backend: Backend, limits: Limits | None = None, title: str = "model server") -> FastAPI:
+def create_app(backend: Backend[JobT], limits: BodyLimits | None = None, title: str = "model server") -> FastAPI:
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
-    server = Server(backend, limits or Limits(), Metrics())
+    server = Server(backend, limits or BodyLimits(), Metrics())
     install_routes(app, server)
     install_tool_routes(app, server)
     install_error_handling(app)
-    app.add_middleware(Guard, server=server)
+    app.add_middleware(Guard, metrics=server.metrics)
     app.state.server = server
     return app

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from wire.types import AssistantMessage, ChatCompletionRequest, FinishReason, ModelCard, Timings, TokenLogprob, Usage
 
@@ -39,15 +39,18 @@ class Token:
 
 @dataclass
 class Prepared:
-    """A validated request, ready to run: what the backend needs, and its prompt size for the overflow check."""
+    """A validated request, ready to run, and its prompt size for the overflow check. Each backend's own
+    prepared request subclasses it with what it needs to run (a prompt and its settings, a scripted reply)."""
 
     request: ChatCompletionRequest
     prompt_tokens: int
-    state: Any = field(default=None)  # the backend's own plan (prompt tokens, grammar, scenario reply...)
     id: str | None = None  # the completion id, when the backend derives it (same request, same id)
 
 
-class Backend(Protocol):
+JobT = TypeVar("JobT", bound=Prepared)
+
+
+class Backend(Protocol[JobT]):
     """What a server needs from a model: prepare checks everything before the first byte, run yields events.
 
     Closing the iterator `run` returns (the client left, or the server is stopping) must stop the work.
@@ -63,9 +66,9 @@ class Backend(Protocol):
 
     def queue_depth(self) -> int: ...
 
-    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared: ...
+    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> JobT: ...
 
-    def run(self, job: Prepared) -> AsyncGenerator[Event, None]: ...
+    def run(self, job: JobT) -> AsyncGenerator[Event, None]: ...
 
     def tokenize(self, text: str, special: bool) -> list[Token]: ...
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +72,11 @@ class Chunks:
 
 
 async def stream(
-    completion_id: str, model: str, events: AsyncGenerator[Event, None], include_usage: bool, on_finish: Any
+    completion_id: str,
+    model: str,
+    events: AsyncGenerator[Event, None],
+    include_usage: bool,
+    on_finish: Callable[[Finished], None],
 ) -> AsyncIterator[str]:
     """The reply as OpenAI chunks: role, text deltas, tool-call deltas, finish, usage, [DONE].
 

@@ -7,7 +7,6 @@ within limits on depth and size, with only local `$ref`s. Each failure is a 400 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -15,9 +14,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from serve.errors import InvalidRequest
-from wire.types import ChatCompletionRequest
+from wire.types import TOOL_NAME, ChatCompletionRequest
 
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_TOOLS = 128
 MAX_SCHEMA_DEPTH = 32
 MAX_SCHEMA_BYTES = 64_000

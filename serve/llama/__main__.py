@@ -17,7 +17,7 @@ from models.choice import default_model
 from models.errors import ModelsError
 from models.registry import MODELS, ModelSpec, model_spec
 from models.weights import file_sha256, locate
-from serve.core.app import Limits
+from serve.core.app import BodyLimits
 from serve.core.run import run_server
 from serve.errors import EngineError
 from serve.llama.app import create_app
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     try:
-        run_server(create_app(backend, Limits(int(args.max_body_mb * 1_000_000))), args.host, args.port, args.quiet)
+        run_server(create_app(backend, BodyLimits(int(args.max_body_mb * 1_000_000))), args.host, args.port, args.quiet)
     finally:
         backend.close()
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -29,6 +29,14 @@ class Options:
     jump_forward: bool = True
     prompt_cache: bool = True
     compile_timeout_s: float = DEFAULT_TIMEOUT_S  # a client's grammar or schema compiles within this, or is refused
+
+
+@dataclass
+class LlamaJob(Prepared):
+    """A request's prompt tokens and generation settings, ready for the scheduler."""
+
+    prompt: list[int] = field(default_factory=list)
+    settings: Settings = field(default_factory=lambda: Settings(max_tokens=1))
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,7 @@ class LlamaBackend:
         return self.scheduler.queue_depth()
 
     # --- requests -----------------------------------------------------------------------------------------
-    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared:
+    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> LlamaJob:
         if request.top_logprobs and not request.logprobs:
             raise InvalidRequest("top_logprobs needs logprobs: true", param="top_logprobs")
         rough = await self.compile_threads.run(lambda: self.planned(request))
@@ -128,7 +136,7 @@ class LlamaBackend:
         limit = min(request.completion_limit() or room, room)
         settings = replace(rough.settings, max_tokens=limit)
         self.requests += 1
-        return Prepared(request, len(prompt), (prompt, settings))
+        return LlamaJob(request, len(prompt), None, prompt, settings)
 
     def planned(self, request: ChatCompletionRequest) -> Plan:
         """The request's plan, with every grammar it may use compiled now (off the event loop and the decode
@@ -143,8 +151,8 @@ class LlamaBackend:
                     self.grammars.matcher(grammar.lark(family))
         return rough
 
-    async def run(self, job: Prepared) -> AsyncGenerator[Event, None]:
-        prompt, settings = job.state
+    async def run(self, job: LlamaJob) -> AsyncGenerator[Event, None]:
+        prompt, settings = job.prompt, job.settings
         loop, events = asyncio.get_running_loop(), asyncio.Queue[Event | EngineError]()
 
         streaming = bool(job.request.stream)

@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 import llguidance
 import llguidance.numpy
@@ -71,6 +71,11 @@ class Decoder:
     released: int = 0  # characters of `text` already streamed
     logprobs: list[TokenLogprob] = field(default_factory=list)
     released_logprobs: int = 0
+    utf8: codecs.IncrementalDecoder = field(init=False)
+    rng: np.random.Generator = field(init=False)
+    mask: npt.NDArray[np.int32] | None = field(init=False, default=None)  # llguidance's bitmask, made once
+    # the model's own log-probabilities at this step, and the top ones, until the chosen token is taken
+    pending_logprobs: tuple[npt.NDArray[np.float64], list[TopLogprob]] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -78,7 +83,6 @@ class Decoder:
         if self.settings.forced is not None:
             self.matcher = self.grammars.matcher(self.settings.forced)
         self.watching = self.settings.tools is not None and self.matcher is None
-        self.mask: Any = None
 
     # --- choosing the next token --------------------------------------------------------------------
     def pick(self, logits: npt.NDArray[np.float32]) -> int:
@@ -124,7 +128,7 @@ class Decoder:
     # --- taking a token ------------------------------------------------------------------------------
     def accept(self, token: int) -> list[int]:
         """Take a chosen token; returns the tokens the grammar forces after it (to be evaluated, not sampled)."""
-        if self.settings.logprobs:
+        if self.settings.logprobs and self.pending_logprobs is not None:
             logprobs, top = self.pending_logprobs
             self.logprobs.append({**self.entry(token, float(logprobs[token])), "top_logprobs": top})
         if self.is_end(token):

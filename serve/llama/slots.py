@@ -45,7 +45,7 @@ class Slot:
 
 
 @dataclass(frozen=True)
-class Plan:
+class Placement:
     slot: Slot
     reuse: int  # prompt tokens served from the cache
     copy_from: Slot | None = None  # copy this slot's sequence into `slot` first
@@ -62,22 +62,22 @@ class Slots:
     def free(self) -> list[Slot]:
         return [s for s in self.slots[: self.working] if not s.busy]
 
-    def plan(self, prompt: Sequence[int]) -> Plan | None:
+    def plan(self, prompt: Sequence[int]) -> Placement | None:
         """Where to run a prompt, or None when every working sequence is busy."""
         free = self.free()
         if not free:
             return None
         if not self.reuse:
-            return Plan(min(free, key=lambda s: s.used), 0)
+            return Placement(min(free, key=lambda s: s.used), 0)
         reusable = {s.sequence: s.reusable(prompt, self.chunk) for s in self.slots}
         reuse = max(reusable.values())
         holders = [s for s in self.slots if reuse and reusable[s.sequence] == reuse]
         in_place = [s for s in holders if not s.busy and s.sequence < self.working]  # free ones, by identity
         if in_place:
-            return Plan(in_place[0], reuse)
+            return Placement(in_place[0], reuse)
         target = free[0]
         source = holders[0] if holders else None
-        return Plan(target, reuse, source, self.keeper(target, source))
+        return Placement(target, reuse, source, self.keeper(target, source))
 
     def keeper(self, target: Slot, source: Slot | None) -> Slot | None:
         """Where the target's conversation goes: the least recently used idle sequence, if it is older."""
@@ -88,7 +88,7 @@ class Slots:
         oldest = min(idle, key=lambda s: (1, s.used) if s.exact else (0, s.sequence < self.working), default=None)
         return oldest if oldest is not None and (not oldest.exact or oldest.used < target.used) else None
 
-    def take(self, plan: Plan) -> Slot:
+    def take(self, plan: Placement) -> Slot:
         self.clock += 1
         slot = plan.slot
         if plan.keep_in is not None:

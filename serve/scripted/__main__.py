@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from serve.core.app import Limits
+from serve.core.app import BodyLimits
 from serve.core.run import run_server
 from serve.scripted.app import create_app
 
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body accepted (default 4)")
     parser.add_argument("--quiet", action="store_true", help="no access log")
     args = parser.parse_args(argv)
-    app = create_app(latency_ms=args.latency_ms, limits=Limits(int(args.max_body_mb * 1_000_000)))
+    app = create_app(latency_ms=args.latency_ms, limits=BodyLimits(int(args.max_body_mb * 1_000_000)))
     run_server(app, args.host, args.port, quiet=args.quiet)
 
 

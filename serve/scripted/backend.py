@@ -11,17 +11,28 @@ import asyncio
 import hashlib
 import json
 from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass, field
 
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import InvalidRequest, ScriptExhausted
 from serve.scripted.scenarios import scenarios
 from serve.scripted.script import Reply, Scenario, Transcript
 from wire.tokens import TokenCounter
-from wire.types import AssistantMessage, ChatCompletionRequest, FinishReason, ModelCard, ToolCall, usage_of
+from wire.types import AssistantMessage, ChatCompletionRequest, FinishReason, ModelCard, ToolCall, Usage, usage_of
 
 LATENCY_HEADER = "X-Scripted-Latency-Ms"
 MAX_LATENCY_MS = 600_000
 TEXT_CHUNK = 16
+
+
+@dataclass
+class ScriptedJob(Prepared):
+    """The scenario's reply, worked out before the first byte, and how long to wait before sending it."""
+
+    message: AssistantMessage = field(default_factory=lambda: AssistantMessage(role="assistant"))
+    finish: FinishReason = "stop"
+    usage: Usage = field(default_factory=lambda: usage_of(0, 0))
+    delay: float = 0.0
 
 
 def honour_tool_choice(scenario: Scenario, transcript: Transcript, request: ChatCompletionRequest) -> Reply:
@@ -117,7 +128,7 @@ class ScriptedBackend:
             raise InvalidRequest(f"{LATENCY_HEADER} must be between 0 and {MAX_LATENCY_MS}", param=LATENCY_HEADER)
         return value
 
-    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> Prepared:
+    async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> ScriptedJob:
         scenario = self.table[request.model]
         delay = self.delay_ms(headers)
         if request.logprobs or request.top_logprobs:
@@ -138,10 +149,10 @@ class ScriptedBackend:
         reply = honour_tool_choice(scenario, transcript, request)
         message, finish = to_message(reply, self.counter, request.stop_strings(), request.completion_limit())
         usage = usage_of(self.counter.prompt(request.messages, request.tools or []), self.counter.completion(message))
-        return Prepared(request, usage.prompt_tokens, (message, finish, usage, delay), request_id(request))
+        return ScriptedJob(request, usage.prompt_tokens, request_id(request), message, finish, usage, delay)
 
-    async def run(self, job: Prepared) -> AsyncGenerator[Event, None]:
-        message, finish, usage, delay = job.state
+    async def run(self, job: ScriptedJob) -> AsyncGenerator[Event, None]:
+        message, finish, usage, delay = job.message, job.finish, job.usage, job.delay
         if delay:
             await asyncio.sleep(delay / 1000)
         content = message.get("content") or ""

@@ -21,6 +21,7 @@ from harness.client import OpenAIClient, retry_after
 from harness.errors import PermanentToolError, ProviderUnavailable, ToolError
 from harness.loop import run
 from harness.options import RunOptions
+from harness.policy import fingerprint
 from harness.protocols import ModelRequest
 from harness.state import new_run, state_from
 from harness.store import FileStore
@@ -205,7 +206,7 @@ def test_a_command_dies_with_a_killed_harness(slow_provider: Server, workspace: 
 async def test_a_delete_that_already_happened_reports_success_when_retried(workspace: Path) -> None:
     state = new_run("clean up")
     state.messages.append(calls(("c1", "delete_file", {"path": "access.log"})))
-    state.approvals["c1"] = __import__("harness.policy", fromlist=["digest"]).digest({"path": "access.log"})
+    state.approvals["c1"] = fingerprint({"path": "access.log"})
     state.started.append("c1")  # the earlier process began the delete, and died before recording it
     (workspace / "access.log").unlink()  # ... after the delete had happened
     tools = Registry(
@@ -351,7 +352,7 @@ def test_an_empty_workspace_is_refused_not_read_as_the_current_folder(
 
 
 def test_ctrl_c_while_the_harness_starts_ends_it_quietly(scripted: Server, workspace: Path, tmp_path: Path) -> None:
-    for delay in (0.05, 0.3):
+    for delay in (0.4, 0.8):  # after the interpreter itself has started (a signal before that is its own)
         process = start(*run_args(scripted, workspace, tmp_path, "--run-id", f"early-{int(delay * 100)}"))
         time.sleep(delay)
         process.send_signal(signal.SIGINT)

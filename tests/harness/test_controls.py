@@ -10,7 +10,6 @@ import pytest
 
 from harness.client import FunctionModel
 from harness.config import ControlSpec, Profile
-from harness.context import ContextTooSmall
 from harness.controls import Hooks, NotYet, RunContext, Turn, build, choose
 from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages
 from harness.controls.empty_reply import EmptyReply
@@ -18,7 +17,7 @@ from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
-from harness.errors import ConfigError
+from harness.errors import ConfigError, ContextTooSmall
 from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
@@ -245,3 +244,19 @@ async def test_a_tool_without_arguments_is_offered_until_it_has_run() -> None:
     await run(new_run(QUESTION), Registry([bare, Recorder()]), RunOptions(model, controls=[RepeatGuard()]))
     assert [t["function"]["name"] for t in seen[0].tools] == ["look", "probe"]
     assert [t["function"]["name"] for t in seen[1].tools] == ["probe"]
+
+
+async def test_with_every_file_read_and_listed_the_next_turn_asks_for_the_answer(workspace: Path) -> None:
+    """Nothing is left to call: the turn is an answer turn (here a digest), not a request with no tools."""
+    space = Workspace(workspace)
+    model, seen = answering(
+        calls(("a", "list_files", {})),
+        calls(*((f"r{i}", "read_file", {"path": p}) for i, p in enumerate(["access.log", "errors.log", "notes.txt"]))),
+        "errors.log mentions it.",
+    )
+    controls = [RepeatGuard(), UnreadPaths(), DigestAnswers()]
+    result = await run(
+        new_run(QUESTION), Registry([ListFiles(space), ReadFile(space)]), RunOptions(model, controls=controls)
+    )
+    assert result.answer == "errors.log mentions it." and seen[2].tools == []
+    assert read(str(seen[2].messages[-1]["content"])) is not None

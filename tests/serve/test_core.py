@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from serve.core.app import Limits, create_app
+from serve.core.app import BodyLimits, create_app
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import APIError
 from wire.types import ChatCompletionRequest, ModelCard, usage_of
@@ -64,7 +64,7 @@ def backend() -> Echo:
 
 @pytest.fixture
 async def client(backend: Echo) -> AsyncGenerator[httpx.AsyncClient, None]:
-    app = create_app(backend, Limits(max_body_bytes=100_000))
+    app = create_app(backend, BodyLimits(max_body_bytes=100_000))
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
         yield c
 
