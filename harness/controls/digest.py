@@ -29,9 +29,10 @@ class DigestAnswers(Hooks):
 
 
     The digest fits the model's context (`context` tokens, learned from the server, less the reply's
-    max_tokens): the longest results lose their middle lines first. With `focus`, the results that share a
-    word with the question come first, and when some do, the other file contents are left out (the results
-    of calls without arguments, a listing, always stay): a small model names the first result it sees.
+    max_tokens): the longest results lose their middle lines first. With `focus`, the results that share
+    the most words with the question come first, after the results of calls without arguments (a listing),
+    and when the digest must still shrink the least related go first: a small model names the first result
+    it sees.
     """
 
     name: ClassVar[str] = "digest_answers"
@@ -105,7 +106,7 @@ def digest_messages(
             continue
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")
-        found = found[1:]
+        found = found[:-1] if focus else found[1:]  # focused: the least related go first; else the oldest
 
 
 def shortened(finding: Finding, lines: int) -> Finding:
@@ -125,14 +126,10 @@ def words(text: str) -> set[str]:
 
 
 def focused(question: str, found: list[Finding]) -> list[Finding]:
-    """Results of calls without arguments (a listing) first, then those sharing the most words with the
-    question; when any shares one, no other stays."""
+    """Results of calls without arguments (a listing) first, then the others by how many words they share
+    with the question, most first (ties keep their order). Nothing is left out: a question about every file
+    needs every result, and a word shared by chance must not hide the rest."""
     asked = words(question)
-
-    def shared(finding: Finding) -> int:
-        return len(asked & words(finding.result))
-
     bare = [f for f in found if not f.arguments]
-    rest = sorted((f for f in found if f.arguments), key=shared, reverse=True)
-    matching = [f for f in rest if shared(f) > 0]
-    return bare + (matching or rest)
+    rest = sorted((f for f in found if f.arguments), key=lambda f: len(asked & words(f.result)), reverse=True)
+    return bare + rest

@@ -166,6 +166,20 @@ def test_under_a_context_budget_a_digest_keeps_the_newest_results() -> None:
         digest_messages(replace(state, limits=Limits(context_tokens=5)), lambda m: 10)
 
 
+def test_a_focused_digest_puts_related_results_first_and_leaves_none_out_until_it_must() -> None:
+    # "read" in the question meets "read timeout" in one file by chance: the others must stay, for a
+    # question about every file needs every result.
+    state = new_run("Read each file and summarise every one.")
+    for index, text in enumerate(("disk at 40%", "request failed: read timeout", "job finished")):
+        reply = reads(index)
+        state.messages += [reply, {"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"], "content": text}]
+    kept = read(str(digest_messages(state, lambda m: 1, focus=True)[-1]["content"]))
+    assert kept is not None and [f.arguments for f in kept[1]] == [{"x": 1}, {"x": 0}, {"x": 2}]
+    fitted = replace(state, limits=Limits(context_tokens=30))
+    kept = read(str(digest_messages(fitted, lambda m: len(str(m["content"]).split()), focus=True)[-1]["content"]))
+    assert kept is not None and kept[1][0].arguments == {"x": 1} and len(kept[1]) < 3
+
+
 def test_a_profile_builds_its_controls_and_refuses_unknown_ones() -> None:
     built = build(Profile("mine", (ControlSpec("look_first", {"turns": 1}), ControlSpec("digest_answers"))))
     assert [c.name for c in built] == ["look_first", "digest_answers"] and built[0] == LookFirst(turns=1)
