@@ -16,7 +16,7 @@ from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRe
 from serve.llama.chat import Plan, plan, prompt_parts
 from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compiler, CompileThreads
 from serve.llama.constraints import FAMILIES, Grammars
-from serve.llama.decoding import Decoder, Settings
+from serve.llama.decoding import Closers, Decoder, Settings
 from serve.llama.engine import Engine
 from serve.llama.scheduler import Scheduler, Ticket
 from wire.types import ChatCompletionRequest, ModelCard
@@ -59,7 +59,7 @@ class LlamaBackend:
         self.compile_threads = CompileThreads()
         self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN), self.compiler)
         self.ends = engine.end_tokens()
-        self.closers = engine.tokens_made_of(b'"}]')
+        self.closers = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece)
         self.specials = engine.special_texts()
         self.scheduler = Scheduler(
             engine,

@@ -60,7 +60,8 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
         stop = (OPEN,) if tools else ()
         return Plan(tools, replace(base, stop=base.stop + stop, forced=forced))
     named = [t for t in tools if isinstance(choice, dict) and t["function"]["name"] == choice["function"]["name"]]
-    calls = grammars.tool_grammar(named or tools, bool(request.parallel_tool_calls))
+    budget = None if choice == "auto" and document is None else max_tokens  # a forced call must end in time
+    calls = grammars.tool_grammar(named or tools, bool(request.parallel_tool_calls), budget)
     offered = tuple(t["function"]["name"] for t in named or tools)
     if document is not None:
         forced = grammars.checked_grammar(

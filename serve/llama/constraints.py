@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -46,10 +46,17 @@ class ToolGrammar:
     flexible: bool = False  # whitespace free all the way (when the model's own spacing ran past the name)
 
     @classmethod
-    def of(cls, tools: Sequence[ToolDefinition], parallel: bool, special_tag: bool) -> ToolGrammar:
+    def of(
+        cls, tools: Sequence[ToolDefinition], parallel: bool, special_tag: bool, budget: int | None = None
+    ) -> ToolGrammar:
+        """`budget`: the tokens a forced call must end within; its free-form values are bounded to share it."""
+
+        def generated(schema: Mapping[str, Any]) -> str:
+            out = closed(schema)
+            return json.dumps(bounded(out, value_chars(out, budget)) if budget else out, sort_keys=True)
+
         pairs = tuple(
-            (t["function"]["name"], json.dumps(closed(t["function"].get("parameters") or EMPTY_OBJECT), sort_keys=True))
-            for t in tools
+            (t["function"]["name"], generated(t["function"].get("parameters") or EMPTY_OBJECT)) for t in tools
         )
         return cls(pairs, parallel, special_tag)
 
@@ -117,21 +124,27 @@ SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 SUBSCHEMA_MAPS = ("properties", "$defs", "definitions")
 
 
+def each_subschema(schema: Mapping[str, Any], change: Callable[[Mapping[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """A copy of the schema with `change` applied to each schema it holds directly."""
+    out = dict(schema)
+    for key in SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), Mapping):
+            out[key] = {name: change(sub) if isinstance(sub, Mapping) else sub for name, sub in out[key].items()}
+    for key in SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [change(sub) if isinstance(sub, Mapping) else sub for sub in out[key]]
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(out.get(key), Mapping):
+            out[key] = change(out[key])
+    return out
+
+
 def closed(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The schema a call is generated under: the calls it allows, less the free-form keys. An object whose
     schema says nothing of other keys holds only its declared properties (as `additionalProperties: false`
     would say), so a model can neither invent keys nor run on inside an open-ended one; what is generated is
     still valid for the schema the client sent."""
-    out = dict(schema)
-    for key in SUBSCHEMA_MAPS:
-        if isinstance(out.get(key), Mapping):
-            out[key] = {name: closed(sub) if isinstance(sub, Mapping) else sub for name, sub in out[key].items()}
-    for key in SUBSCHEMA_LISTS:
-        if isinstance(out.get(key), list):
-            out[key] = [closed(sub) if isinstance(sub, Mapping) else sub for sub in out[key]]
-    for key in ("items", "additionalProperties", "not"):
-        if isinstance(out.get(key), Mapping):
-            out[key] = closed(out[key])
+    out = each_subschema(schema, closed)
     declared: Mapping[str, Any] = out["properties"] if isinstance(out.get("properties"), Mapping) else {}
     required: list[Any] = out["required"] if isinstance(out.get("required"), list) else []
     is_object = out.get("type") == "object" or "properties" in out
@@ -139,6 +152,56 @@ def closed(schema: Mapping[str, Any]) -> dict[str, Any]:
     if is_object and open_ended and all(name in declared for name in required):
         out["additionalProperties"] = False
     return out
+
+
+CHARS_PER_TOKEN = 3  # about, for JSON values; a bound from it is loose for prose, tight for digits
+MAX_DIGITS = 15
+UNBOUNDED = frozenset(("enum", "const", "pattern", "format"))
+
+
+def leaves(schema: Mapping[str, Any]) -> int:
+    """How many free-form values (strings, numbers, arrays) a schema holds, counting each declared once."""
+    kind = schema.get("type")
+    own = 1 if kind in ("string", "integer", "number", "array") else 0
+    subs = [v for key in SUBSCHEMA_MAPS if isinstance(schema.get(key), Mapping) for v in schema[key].values()]
+    subs += [v for key in SUBSCHEMA_LISTS if isinstance(schema.get(key), list) for v in schema[key]]
+    subs += [schema[key] for key in ("items", "additionalProperties") if isinstance(schema.get(key), Mapping)]
+    return own + sum(leaves(sub) for sub in subs if isinstance(sub, Mapping))
+
+
+def value_chars(schema: Mapping[str, Any], budget: int | None) -> int:
+    """The characters each free-form value of a forced call may take so that all of them, and the call's
+    syntax, fit in `budget` tokens: the budget less the closing reserve, shared among the values."""
+    if not budget:
+        return 0
+    room = budget - min(32, budget // 4)
+    return max(16, CHARS_PER_TOKEN * room // (leaves(schema) + 1))
+
+
+def bounded(schema: Mapping[str, Any], chars: int) -> dict[str, Any]:
+    """The schema with a bound on every free-form value that has none: a string's length, a number's
+    digits, an array's items. A bound the client set is kept; what is generated stays valid for its schema."""
+    out = each_subschema(schema, lambda sub: bounded(sub, chars))
+    if "not" in schema:
+        out["not"] = schema["not"]  # a bound inside `not` would widen what it allows
+    if UNBOUNDED & out.keys():
+        return out
+    kind = out.get("type")
+    if kind == "string" and "maxLength" not in out:
+        out["maxLength"] = max(chars, number(out.get("minLength")))
+    elif (
+        kind in ("integer", "number")
+        and not {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} & out.keys()
+    ):
+        largest = 10 ** max(1, min(MAX_DIGITS, chars // (2 * CHARS_PER_TOKEN))) - 1
+        out["minimum"], out["maximum"] = -largest, largest
+    elif kind == "array" and "maxItems" not in out:
+        out["maxItems"] = max(1, chars // 16, number(out.get("minItems")))
+    return out
+
+
+def number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def args_rule(rule: str, schema_json: str, style: Mapping[str, Any] = JSON_STYLE) -> str:
@@ -201,10 +264,11 @@ class Grammars:
             raise InvalidRequest(f"{what} cannot constrain generation: {first(problem)}", param=param)
         return grammar
 
-    def tool_grammar(self, tools: Sequence[ToolDefinition], parallel: bool) -> ToolGrammar:
-        """The calls' grammar, checked tool by tool and whole (every form shares the whole's rules)."""
+    def tool_grammar(self, tools: Sequence[ToolDefinition], parallel: bool, budget: int | None = None) -> ToolGrammar:
+        """The calls' grammar, checked tool by tool and whole (every form shares the whole's rules); a forced
+        call's values are bounded to end within `budget` tokens."""
         self.check_tools(tools)
-        calls = ToolGrammar.of(tools, parallel, self.special_tag)
+        calls = ToolGrammar.of(tools, parallel, self.special_tag, budget)
         self.checked_grammar(calls.lark("required"), "tools", "tools")
         return calls
 

@@ -37,6 +37,37 @@ def closing_reserve(settings: Settings) -> int:
 
 
 @dataclass(frozen=True)
+class Closers:
+    """The tokens that end an open JSON value soonest: inside a string, those that open with its closing quote
+    (`"`, `"}`, `"]}`); outside one, those made only of `}` and `]` (a number or an object ends). A token of
+    brackets inside a string would only lengthen it."""
+
+    in_string: tuple[int, ...] = ()
+    outside: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, tokens: tuple[int, ...], piece: Callable[[int], bytes]) -> Closers:
+        quoted = tuple(t for t in tokens if piece(t).startswith(b'"'))
+        return cls(quoted, tuple(t for t in tokens if b'"' not in piece(t)))
+
+    def at(self, text: str) -> tuple[int, ...]:
+        return self.in_string if in_string(text) else self.outside
+
+
+def in_string(text: str) -> bool:
+    """Whether JSON text ends inside a string (an odd number of unescaped quotes)."""
+    inside = escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif inside and char == "\\":
+            escaped = True
+        elif char == '"':
+            inside = not inside
+    return inside
+
+
+@dataclass(frozen=True)
 class Settings:
     """What a request asks of its generation."""
 
@@ -61,13 +92,14 @@ class Decoder:
     piece: Callable[[int], bytes]
     is_end: Callable[[int], bool]
     end_tokens: tuple[int, ...] = ()
-    closers: tuple[int, ...] = ()  # tokens made only of '"', '}' and ']': what ends a JSON value soonest
+    closers: Closers = field(default_factory=Closers)
     tokens: list[int] = field(default_factory=list)
     text: str = ""
     forced_count: int = 0
     finish: Finish | None = None
     matcher: llguidance.LLMatcher | None = None
     watching: bool = False  # looking for the opening of a call
+    constrained_from: int = 0  # where in `text` the grammar's output begins
     released: int = 0  # characters of `text` already streamed
     logprobs: list[TokenLogprob] = field(default_factory=list)
     released_logprobs: int = 0
@@ -96,8 +128,9 @@ class Decoder:
                 self.mask = llguidance.numpy.allocate_token_bitmask(1, self.grammars.tokenizer.vocab_size)
             llguidance.numpy.fill_next_token_bitmask(self.matcher, self.mask, 0)
             llguidance.numpy.apply_token_bitmask_inplace(scores, self.mask)
-            if self.closers and self.settings.max_tokens - len(self.tokens) <= closing_reserve(self.settings):
-                scores[list(self.closers)] += CLOSING_BONUS  # near the end: close what is open (a masked -inf stays)
+            if self.settings.max_tokens - len(self.tokens) <= closing_reserve(self.settings):
+                closers = self.closers.at(self.text[self.constrained_from :])
+                scores[list(closers)] += CLOSING_BONUS  # near the end: close what is open (a masked -inf stays)
         if self.settings.temperature <= 0:
             return int(np.argmax(scores))
         return self.sample(scores)
@@ -153,9 +186,11 @@ class Decoder:
         """Once the reply opens a call, the call grammar takes over, fed every token of the reply so far."""
         if not self.watching or self.finish is not None:
             return
-        form = opening(self.text, self.settings.offered).form
+        found = opening(self.text, self.settings.offered)
+        form = found.form
         if form == "no" or form == "maybe":
             return
+        self.constrained_from = found.at
         assert self.settings.tools is not None
         self.watching = False
         for grammar in (self.settings.tools, replace(self.settings.tools, flexible=True)):

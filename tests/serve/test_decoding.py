@@ -19,7 +19,7 @@ import pytest
 from models.dialects import OPEN
 from models.registry import SMOLLM2
 from models.weights import locate
-from serve.llama.constraints import Grammars
+from serve.llama.constraints import Grammars, bounded, value_chars
 from serve.llama.decoding import Decoder, Settings
 from serve.llama.engine import Engine
 
@@ -158,3 +158,16 @@ def test_a_call_in_the_models_own_spacing_is_still_constrained(engine: Engine, g
     drive(engine, decoder, '{"name":"list_files","arguments":{"path":"x"}}', closers(engine))
     message, finish, _ = decoder.reply([1])
     assert finish == "tool_calls" and json.loads(message["tool_calls"][0]["function"]["arguments"]) == {}
+
+
+def test_a_forced_calls_free_values_are_bounded_and_the_clients_own_bounds_kept() -> None:
+    schema = {"type": "object", "properties": {
+        "note": {"type": "string"}, "code": {"type": "string", "maxLength": 500}, "n": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}}, "kind": {"type": "string", "enum": ["a", "b"]},
+        "other": {"not": {"type": "string"}}}}  # fmt: skip
+    chars = value_chars(schema, 64)
+    out = bounded(schema, chars)["properties"]
+    assert 16 <= chars < 64 and out["note"]["maxLength"] == chars and out["code"]["maxLength"] == 500
+    assert out["n"]["maximum"] < 10**15 and out["tags"]["maxItems"] >= 1 and out["tags"]["items"]["maxLength"] == chars
+    assert "maxLength" not in out["kind"] and out["other"] == {"not": {"type": "string"}}
+    assert value_chars(schema, 4096) > 1000  # a roomy budget leaves long values alone

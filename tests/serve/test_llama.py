@@ -12,7 +12,7 @@ import httpx
 import jsonschema
 import openai
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from openai import AsyncOpenAI, OpenAI
 
@@ -304,12 +304,23 @@ def forced_schemas(draw: st.DrawFn) -> dict[str, Any]:
     return schema
 
 
+STRINGS_RUN_ON = {"type": "object", "properties": {"pn": {"type": "string"}, "ca": {"type": "string"}},
+                  "required": ["ca"]}  # fmt: skip
+
+
 def test_a_forced_call_is_a_call_that_closes_and_validates_whatever_the_schema(llama: Server) -> None:
     """tool_choice required or named, over schemas strict and not: a call, parsed, valid, within max_tokens."""
     with httpx.Client(timeout=300) as http:
 
-        @settings(max_examples=24, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @settings(
+            max_examples=24,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            database=None,
+            phases=(Phase.explicit, Phase.generate),
+        )  # shrinking against a real model takes minutes
         @given(forced_schemas(), st.sampled_from(["required", "named"]), st.sampled_from([64, 96, 160]))
+        @example(STRINGS_RUN_ON, "named", 64)  # inside a string, closing brackets only lengthen it
         def one(schema: dict[str, Any], choice: str, max_tokens: int) -> None:
             tools = [{"type": "function", "function": {"name": "act", "parameters": schema}}, LIST_FILES]
             named = {"type": "function", "function": {"name": "act"}}
