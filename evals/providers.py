@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -25,9 +26,11 @@ def root_of(base_url: str) -> str:
     return base_url.rstrip("/").removesuffix("/v1")
 
 
-def first_model(base_url: str) -> str:
+def first_model(base_url: str, key_env: str = "LLM_API_KEY") -> str:
+    key = os.environ.get(key_env)
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        return str(httpx.get(f"{base_url.rstrip('/')}/models", timeout=10).json()["data"][0]["id"])
+        return str(httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=10).json()["data"][0]["id"])
     except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
         raise ProviderSpecError(
             f"cannot ask {base_url} which model it serves ({exc}); give one with model=NAME"
@@ -35,17 +38,17 @@ def first_model(base_url: str) -> str:
 
 
 def parse_provider(spec: str) -> Provider:
-    """NAME=URL[,model=M]"""
+    """NAME=URL[,model=M][,key_env=VAR]: the API key, if any, is read from VAR (default LLM_API_KEY)."""
     name, sep, rest = spec.partition("=")
     if not sep or not name or not rest:
-        raise ProviderSpecError(f"--provider expects NAME=URL[,model=M], got {spec!r}")
+        raise ProviderSpecError(f"--provider expects NAME=URL[,model=M][,key_env=VAR], got {spec!r}")
     url, *options = rest.split(",")
     settings = dict(option.partition("=")[::2] for option in options)
-    unknown = set(settings) - {"model"}
+    unknown = set(settings) - {"model", "key_env"}
     if unknown:
-        raise ProviderSpecError(f"--provider {spec!r}: unknown option {', '.join(sorted(unknown))} (only model=...)")
-    base_url = base_url_from_env(url)
-    return Provider(name, base_url, settings.get("model") or first_model(base_url))
+        raise ProviderSpecError(f"--provider {spec!r}: unknown option {', '.join(sorted(unknown))} (model, key_env)")
+    base_url, key_env = base_url_from_env(url), settings.get("key_env") or "LLM_API_KEY"
+    return Provider(name, base_url, settings.get("model") or first_model(base_url, key_env), key_env)
 
 
 def say(message: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -37,6 +38,7 @@ class Provider:
     name: str
     base_url: str
     model: str
+    key_env: str = "LLM_API_KEY"  # the variable holding its API key, if it needs one
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,7 @@ def config_for(provider: Provider, suite: Suite, settings: EvalSettings, workspa
     return RunConfig(
         base_url=provider.base_url,
         model=provider.model,
+        api_key_env=provider.key_env,
         workspace=str(workspace),
         tools=tuple(suite.tools),
         max_tokens=settings.max_tokens,
@@ -169,7 +172,7 @@ async def run_suite(
     progress: Callable[[str], None],
 ) -> list[TaskResult]:
     """Every task of every trial against every provider, `concurrency` at a time; results in suite order."""
-    gate = asyncio.Semaphore(settings.concurrency)
+    gate, told = asyncio.Semaphore(settings.concurrency), set[str]()
     jobs = [
         (provider, trial, task)
         for provider in providers
@@ -181,6 +184,9 @@ async def run_suite(
         async with gate:
             result = await run_task(provider, suite, task, trial, settings, scratch)
         progress(f"{provider.name}: {task.prompt}")
+        if result.failure == "provider_error" and provider.name not in told:  # said once per provider, at once
+            told.add(provider.name)
+            print(f"eval: {provider.name} failed: {result.reason}", file=sys.stderr, flush=True)
         return result
 
     return list(await asyncio.gather(*(one(*job) for job in jobs)))
