@@ -33,7 +33,7 @@ class Loop:
     def __init__(self, state: RunState, tools: Registry, options: RunOptions) -> None:
         self.state, self.tools, self.options, self.signal = state, tools, options, options.signal
         self.controls = options.controls
-        self.context = RunContext(state, tools, options.token_counter(state.limits))
+        self.context = RunContext(state, tools, options.token_counter())
         self.journal = Journal(state, options.store, options.trace, options.trace_payloads)
         self.started_at = time.monotonic()
 

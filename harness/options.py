@@ -6,7 +6,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from harness.controls import Control
-from harness.limits import Limits
 from harness.policy import Dedupe, ToolErrorPolicy, rejection_text
 from harness.protocols import Model, StateStore, TraceSink
 from harness.state import RunState
@@ -30,14 +29,22 @@ class RunOptions:
     max_output_chars: int = 20_000
     max_tokens: int | None = None
     trace_payloads: bool = False
-    count_tokens: Callable[[Message], int] | None = None  # only needed under a context budget
+    count_tokens: Callable[[Message], int] | None = None  # o200k_base when none is given
     # none by default: a library caller's model is not assumed small; a RunConfig's profile says which (CLI, eval)
     controls: Sequence[Control] = ()
 
-    def token_counter(self, limits: Limits) -> Callable[[Message], int]:
-        """Counts a message's tokens; the encoder is loaded only when a context budget needs it."""
-        if self.count_tokens is None and limits.context_tokens is not None:
-            from wire.tokens import TokenCounter
+    def token_counter(self) -> Callable[[Message], int]:
+        """Counts a message's tokens (o200k_base unless given a counter); the encoder loads on the first count,
+        so a run that never counts (no context budget, no control that fits one) never loads it."""
+        if self.count_tokens is None:
+            counter: list[Callable[[Message], int]] = []
 
-            self.count_tokens = TokenCounter().message
-        return self.count_tokens or (lambda _: 0)
+            def count(message: Message) -> int:
+                if not counter:
+                    from wire.tokens import TokenCounter
+
+                    counter.append(TokenCounter().message)
+                return counter[0](message)
+
+            self.count_tokens = count
+        return self.count_tokens

@@ -96,7 +96,7 @@ def digest_messages(
     budget = min(budgets) if budgets else None
     while True:
         ask: Message = {"role": "user", "content": write(state.question, found)}
-        used = sum(count(m) for m in [*head, ask])
+        used = sum(count(m) + digit_tokens(m) for m in [*head, ask])
         if budget is None or used <= budget:
             return [*head, ask]
         longest = max(range(len(found)), key=lambda i: len(found[i].result.splitlines()), default=None)
@@ -107,6 +107,12 @@ def digest_messages(
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")
         found = found[:-1] if focus else found[1:]  # focused: the least related go first; else the oldest
+
+
+def digit_tokens(message: Message) -> int:
+    """The tokens a model's tokenizer may spend on digits beyond the harness's count: o200k_base takes up to
+    three digits as one token, the Qwen and Llama tokenizers take each digit alone (logs are full of them)."""
+    return sum(char.isdigit() for char in str(message.get("content") or "")) * 2 // 3
 
 
 def shortened(finding: Finding, lines: int) -> Finding:
