@@ -29,6 +29,7 @@ from harness.decisions import approve, reject
 from harness.errors import ConfigError, HarnessError, StateError
 from harness.flags import add_controls, profile_from
 from harness.limits import Limits, Prices
+from harness.otel import from_environment
 from harness.presets import CommandPreset, load_presets, parse_preset
 from harness.prompts import SYSTEM_PROMPT
 from harness.runtime import runnable, start
@@ -187,7 +188,8 @@ def trace_path(store: FileStore, state: RunState, args: argparse.Namespace) -> P
 
 async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> RunState:
     sink = JsonlTrace(trace_path(store, state, args))
-    trace = FanoutTrace(sink, Console())
+    spans = from_environment(state.config.model if state.config else "", args.trace_payloads)
+    trace = FanoutTrace(sink, Console(), spans)
     loop = asyncio.get_running_loop()
     try:
         async with runnable(state, store=store, trace=trace, trace_payloads=args.trace_payloads) as run:
@@ -199,6 +201,8 @@ async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> 
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
         sink.close()
+        if spans is not None:
+            spans.close()
 
 
 def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> int:
