@@ -24,6 +24,7 @@ from harness.config import AUTO, Profile, RunConfig
 from harness.decisions import reject
 from harness.limits import Limits
 from harness.prompts import SYSTEM_PROMPT
+from harness.protocols import Model
 from harness.runtime import runnable, start, tools_for
 from harness.state import RunState
 from harness.summary import RunSummary
@@ -119,10 +120,11 @@ def config_for(provider: Provider, suite: Suite, settings: EvalSettings, workspa
     )
 
 
-async def run_to_end(state: RunState, trace: MemoryTrace) -> RunState:
-    """Run; a call that waits for approval is refused in words and the run goes on (bounded)."""
+async def run_to_end(state: RunState, trace: MemoryTrace, model: Model | None = None) -> RunState:
+    """Run; a call that waits for approval is refused in words and the run goes on (bounded). `model` stands
+    in for the config's server (Inspect's model)."""
     for _ in range(16):
-        async with runnable(state, trace=trace) as runner:
+        async with runnable(state, trace=trace, model=model) as runner:
             state = await runner.run()
         if not (state.interruption and state.interruption.type == "approval" and state.interruption.call_id):
             return state

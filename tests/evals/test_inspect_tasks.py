@@ -1,0 +1,41 @@
+"""The suites as Inspect tasks: our harness as the solver through Inspect's model, and Inspect's react()."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+
+from evals.inspect_tasks import file_tasks
+from tests.conftest import Server
+
+
+@pytest.mark.parametrize("agent", ["harness", "react"])
+def test_both_agents_score_6_of_6_on_the_scripted_solver_with_every_request_in_inspects_log(
+    agent: str, scripted: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCRIPTED_BASE_URL", scripted.base_url)
+    monkeypatch.setenv("SCRIPTED_API_KEY", "none")
+    [log] = inspect_eval(file_tasks(agent=agent), model="openai-api/scripted/solve", log_dir=str(tmp_path),
+                         display="none")  # fmt: skip
+    assert log.status == "success", log.error
+    assert log.results is not None and log.results.scores[0].metrics["accuracy"].value == 1.0
+    assert log.samples is not None and len(log.samples) == 6
+    for sample in log.samples:
+        score = next(iter((sample.scores or {}).values()))
+        assert score.value == "C" and score.metadata == {"failure": None}, score
+        models = [e for e in sample.events if e.event == "model"]
+        assert len(models) >= 2  # the listing and the answer at least: every request went through Inspect
+        assert any(e.output.message.tool_calls for e in models)
+
+
+def test_a_wrong_answer_is_scored_wrong_with_the_evals_failure_class(
+    scripted: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCRIPTED_BASE_URL", scripted.base_url)
+    monkeypatch.setenv("SCRIPTED_API_KEY", "none")
+    [log] = inspect_eval(file_tasks(), model="openai-api/scripted/plan", log_dir=str(tmp_path), display="none")
+    assert log.samples is not None
+    verdicts = {s.id: next(iter((s.scores or {}).values())) for s in log.samples}
+    assert verdicts["count"].value == "I" and verdicts["count"].metadata == {"failure": "wrong_answer"}
