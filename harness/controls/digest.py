@@ -116,14 +116,18 @@ def digit_tokens(message: Message) -> int:
 
 
 def shortened(finding: Finding, lines: int) -> Finding:
-    """A result cut to about `lines` lines: its head and its tail, and a line saying how many were left out."""
-    text = finding.result.split("\n")
+    """A result cut to about `lines` lines (see `trimmed`)."""
+    return replace(finding, result=trimmed(finding.result, lines))
+
+
+def trimmed(result: str, lines: int) -> str:
+    """A text cut to about `lines` lines: its head and its tail, and a line saying how many were left out."""
+    text = result.split("\n")
     if len(text) <= lines:
-        return finding
+        return result
     keep_head, keep_tail = lines * 3 // 4, max(1, lines // 4)
     left_out = len(text) - keep_head - keep_tail
-    kept = [*text[:keep_head], f"[... {left_out} lines not shown ...]", *text[-keep_tail:]]
-    return replace(finding, result="\n".join(kept))
+    return "\n".join([*text[:keep_head], f"[... {left_out} lines not shown ...]", *text[-keep_tail:]])
 
 
 def words(text: str) -> set[str]:

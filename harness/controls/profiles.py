@@ -9,6 +9,7 @@ when it reports fewer than SMALL_BELOW parameters (llama-server and this project
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from harness.config import NO_CONTROLS, ControlSpec, Profile
 from harness.controls.base import Control, Hooks
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
+from harness.controls.fit_context import FitContext
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
@@ -23,7 +25,8 @@ from harness.controls.unread_paths import UnreadPaths
 from harness.errors import ConfigError
 
 CONTROLS: dict[str, type[Hooks]] = {
-    control.name: control for control in (RepeatGuard, EmptyReply, LookFirst, UnreadPaths, ParallelCalls, DigestAnswers)
+    control.name: control
+    for control in (RepeatGuard, EmptyReply, LookFirst, UnreadPaths, ParallelCalls, FitContext, DigestAnswers)
 }
 SMALL = Profile(
     "small",
@@ -33,6 +36,7 @@ SMALL = Profile(
         ControlSpec("look_first"),
         ControlSpec("unread_paths", {"look_while_unread": 6}),
         ControlSpec("parallel_calls"),
+        ControlSpec("fit_context"),
         ControlSpec("digest_answers", {"focus": True}),
     ),
     why="asked for",
@@ -75,12 +79,16 @@ def context_of(card: Mapping[str, Any] | None) -> int | None:
 
 
 def fitted(specs: tuple[ControlSpec, ...], context: int | None) -> tuple[ControlSpec, ...]:
-    """The controls told the model's context window, where one uses it (digest_answers fits its digest)."""
+    """The controls told the model's context window, where one uses it (a `context` field: fit_context,
+    digest_answers)."""
     if context is None:
         return specs
-    return tuple(
-        ControlSpec(s.name, {**s.params, "context": context}) if s.name == "digest_answers" else s for s in specs
-    )
+
+    def uses_context(name: str) -> bool:
+        kind = CONTROLS.get(name)
+        return kind is not None and "context" in {f.name for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+
+    return tuple(ControlSpec(s.name, {**s.params, "context": context}) if uses_context(s.name) else s for s in specs)
 
 
 def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:

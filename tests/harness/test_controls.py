@@ -13,6 +13,7 @@ from harness.config import ControlSpec, Profile
 from harness.controls import Hooks, NotYet, RunContext, Turn, build, choose
 from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages
 from harness.controls.empty_reply import EmptyReply
+from harness.controls.fit_context import FitContext
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
@@ -274,3 +275,18 @@ async def test_with_every_file_read_and_listed_the_next_turn_asks_for_the_answer
     )
     assert result.answer == "errors.log mentions it." and seen[2].tools == []
     assert read(str(seen[2].messages[-1]["content"])) is not None
+
+
+async def test_a_request_over_the_window_is_sent_with_its_longest_results_cut_and_the_transcript_kept() -> None:
+    long = "\n".join(f"line {n} of the log" for n in range(400))
+    model, seen = answering(reads(1), reads(2), "done")
+    control = FitContext(context=2000)
+    options = RunOptions(model=model, controls=[control], count_tokens=lambda m: len(str(m.get("content") or "")) // 4)
+    result = await run(new_run(QUESTION), Registry([Recorder(output=long)]), options)
+    assert result.answer == "done"
+    sent = [str(m["content"]) for m in seen[2].messages if m["role"] == "tool"]
+    assert all("lines not shown" in text for text in sent) and sum(len(t) for t in sent) // 4 < 2000
+    assert [str(m["content"]) for m in result.messages if m["role"] == "tool"] == [long, long]  # kept whole
+    small, small_seen = answering(reads(1), "done")
+    await run(new_run(QUESTION), Registry([Recorder(output="short")]), replace(options, model=small))
+    assert small_seen[1].messages[-1]["content"] == "short"  # a request that fits is sent as it is
