@@ -66,7 +66,7 @@ class Chunks:
             choice["logprobs"] = {"content": logprobs}
         return self.event([choice])
 
-    def event(self, choices: list[dict[str, Any]], **extra: Any) -> str:
+    def event(self, choices: list[dict[str, Any]], **extra: object) -> str:
         raw = {"id": self.id, "created": self.created, "model": self.model, "choices": choices, **extra}
         return sse(ChatCompletionChunk.model_validate(raw))
 
