@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from harness.config import NO_CONTROLS, ControlSpec, Profile
@@ -83,19 +84,35 @@ def fitted(specs: tuple[ControlSpec, ...], context: int | None) -> tuple[Control
     digest_answers)."""
     if context is None:
         return specs
+    return tuple(ControlSpec(s.name, {**s.params, "context": context}) if takes_context(s.name) else s for s in specs)
 
-    def uses_context(name: str) -> bool:
-        kind = CONTROLS.get(name)
-        return kind is not None and "context" in {f.name for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
 
-    return tuple(ControlSpec(s.name, {**s.params, "context": context}) if uses_context(s.name) else s for s in specs)
+def takes_context(name: str) -> bool:
+    kind = CONTROLS.get(name)
+    return kind is not None and "context" in {f.name for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+
+
+def needs_context(profile: Profile) -> bool:
+    """Whether a control of the profile fits the model's window and has not been told it."""
+    return any(takes_context(s.name) and "context" not in s.params for s in profile.controls)
+
+
+def card_for(model: str, cards: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The server's card for the model: the one with its id, or the only one."""
+    return next((c for c in cards if c.get("id") == model), cards[0] if len(cards) == 1 else None)
+
+
+def fitted_profile(profile: Profile, model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
+    """A profile named outright, its controls told the model's context window when the server says it."""
+    card = card_for(model, cards) if cards else None
+    return replace(profile, controls=fitted(profile.controls, context_of(card)))
 
 
 def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
     """`auto`: small for a model the server says is small, none for any other (or when it says nothing)."""
     if cards is None:
         return Profile("none", why="auto: the server's model list could not be read")
-    card = next((c for c in cards if c.get("id") == model), cards[0] if len(cards) == 1 else None)
+    card = card_for(model, cards)
     count = parameters_of(card) if card is not None else None
     if count is None:
         return Profile("none", why=f"auto: the server does not say how many parameters {model} has")

@@ -10,12 +10,13 @@ import pytest
 
 from harness.client import FunctionModel
 from harness.config import ControlSpec, Profile
-from harness.controls import Hooks, NotYet, RunContext, Turn, build, choose
+from harness.controls import SMALL, Hooks, NotYet, RunContext, Turn, build, choose
 from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
+from harness.controls.profiles import fitted_profile, needs_context
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
 from harness.errors import ConfigError, ContextTooSmall
@@ -197,6 +198,15 @@ def test_auto_takes_small_for_a_model_the_server_says_is_small_and_none_otherwis
     assert choose("qwen", [{"id": "qwen", "meta": {"n_params": 70_000_000_000}}]).name == "none"
     assert choose("solve", [{"id": "solve"}, {"id": "plan"}]).name == "none"
     assert choose("qwen", None).why == "auto: the server's model list could not be read"
+
+
+def test_small_named_outright_is_told_the_window_as_auto_is() -> None:
+    card = {"id": "qwen", "meta": {"n_params": 494_032_768, "context": 4096}}
+    told = fitted_profile(SMALL, "qwen", [card])
+    windows = {s.name: s.params.get("context") for s in told.controls}
+    assert windows["fit_context"] == windows["digest_answers"] == 4096 and windows["look_first"] is None
+    assert needs_context(SMALL) and not needs_context(told) and not needs_context(choose("qwen", [card]))
+    assert fitted_profile(SMALL, "qwen", [{"id": "qwen"}]) == SMALL  # a server that does not say
 
 
 async def test_read_paths_are_narrowed_to_the_files_not_read_yet(workspace: Path) -> None:
