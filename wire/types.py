@@ -156,6 +156,10 @@ class ChatCompletionRequest(BaseModel):
     response_format: ResponseFormat | None = None
     grammar: str | None = Field(default=None, max_length=100_000)  # llama-server's extension: a GBNF grammar
     tool_rendering: Literal["native", "hermes"] | None = None  # ours: the Hermes text even if the template has tools
+    # ours: per tool name, the schema its calls' arguments are decoded under, in place of the tool's own
+    # `parameters`; the prompt shows the tools as sent, so a client can narrow a call from turn to turn
+    # (say, to the files it has not read) without changing the prompt's cached prefix
+    tool_parameters: dict[str, dict[str, Any]] | None = None
     ignore_eos: bool | None = None  # llama-server's extension: generate to max_tokens (for measurements)
     parallel_tool_calls: bool | None = None
     stream: bool = False

@@ -99,6 +99,16 @@ def check_tool_choice(request: ChatCompletionRequest) -> None:
         raise InvalidRequest("tool_choice asks for a tool call, but no tools are offered", param="tool_choice")
 
 
+def check_tool_parameters(request: ChatCompletionRequest) -> None:
+    for name, schema in (request.tool_parameters or {}).items():
+        param = f"tool_parameters.{name}" if TOOL_NAME.match(name) else "tool_parameters"
+        if name not in request.tool_names():
+            raise InvalidRequest(f"tool_parameters names {name!r}, which is not among the tools", param=param)
+        if schema.get("type", "object") != "object":
+            raise InvalidRequest(f"tool_parameters for {name!r} must describe an object", param=param)
+        check_schema(schema, f"tool_parameters for {name!r}", param)
+
+
 def check_response_format(request: ChatCompletionRequest) -> None:
     form = request.response_format
     if form is None or form.type != "json_schema":
@@ -114,4 +124,5 @@ def check_request(request: ChatCompletionRequest) -> None:
         raise InvalidRequest("n must be 1: this server returns one choice per request", param="n")
     check_tools(request)
     check_tool_choice(request)
+    check_tool_parameters(request)
     check_response_format(request)

@@ -21,6 +21,8 @@ from serve.llama.engine import Engine
 from serve.llama.scheduler import Scheduler, Ticket
 from wire.types import ChatCompletionRequest, ModelCard
 
+EXTENSIONS = ("grammar", "ignore_eos", "tool_parameters", "tool_rendering")  # request fields beyond OpenAI's
+
 
 @dataclass(frozen=True)
 class Options:
@@ -89,6 +91,7 @@ class LlamaBackend:
             "quantisation": self.engine.quantisation,
             "context": self.engine.context,
             "n_params": self.engine.parameters,  # llama-server's name for it; clients size their controls by it
+            "extensions": list(EXTENSIONS),
         }
 
     def model_cards(self) -> list[ModelCard]:

@@ -4,7 +4,8 @@ Tools are rendered by the model's own template (or as the Hermes text it would w
 without tools). `tool_choice`: `auto` watches for a call and constrains it once opened; `required` or a
 named function constrains from the first token; `none` keeps the tools in the prompt (same context, same
 cached prefix) but parses no call and ends the reply at a <tool_call> block the model starts anyway.
-`response_format` and llama-server's `grammar` field constrain the reply from the first token.
+`response_format` and llama-server's `grammar` field constrain the reply from the first token. This
+server's `tool_parameters` field narrows what a call's arguments may be without changing the prompt.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
         return Plan(tools, replace(base, stop=base.stop + stop, forced=forced))
     named = [t for t in tools if isinstance(choice, dict) and t["function"]["name"] == choice["function"]["name"]]
     budget = None if choice == "auto" and document is None else max_tokens  # a forced call must end in time
-    calls = grammars.tool_grammar(named or tools, bool(request.parallel_tool_calls), budget)
+    decoded = as_decoded(named or tools, request.tool_parameters or {})
+    calls = grammars.tool_grammar(decoded, bool(request.parallel_tool_calls), budget)
     offered = tuple(t["function"]["name"] for t in named or tools)
     if document is not None:
         forced = grammars.checked_grammar(
@@ -71,6 +73,16 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
     if choice == "auto":
         return Plan(tools, replace(base, tools=calls, offered=offered, forced=forced))
     return Plan(tools, replace(base, forced=calls.lark("required"), offered=offered))
+
+
+def as_decoded(tools: Sequence[ToolDefinition], parameters: dict[str, dict[str, Any]]) -> list[ToolDefinition]:
+    """The tools as their calls are decoded: with the request's `tool_parameters` in place of their own."""
+    return [
+        {**t, "function": {**t["function"], "parameters": parameters[t["function"]["name"]]}}
+        if t["function"]["name"] in parameters
+        else t
+        for t in tools
+    ]
 
 
 def prompt_parts(

@@ -252,10 +252,14 @@ def answer_now(t: Transcript) -> str:
 
 
 def forced_call(t: Transcript, name: str | None) -> Reply:
-    """What `solve` does when a call is required that it would not make: look at something it has not seen."""
+    """What `solve` does when a call is required that it would not make: look at something it has not seen;
+    made to read when it has seen everything, it reads again what it read."""
     evidence = Evidence.gather(t)
     question = parse_question(t.question)
-    wanted = [question.subject] if question and question.kind == "read" else evidence.unread()[:1]
-    if name != "list_files" and wanted and wanted[0] not in evidence.attempted:
-        return read_batch(t, wanted)
-    return asks(call(f"s{t.turn}_0", "list_files"))
+    wanted = [question.subject] if question and question.kind == "read" else []
+    fresh = [p for p in [*wanted, *evidence.unread()] if p not in evidence.attempted][:1]
+    if name != "list_files" and fresh:
+        return read_batch(t, fresh)
+    if name in (None, "list_files") or not (seen := [*wanted, *sorted(evidence.attempted)]):
+        return asks(call(f"s{t.turn}_0", "list_files"))
+    return read_batch(t, seen[:1])

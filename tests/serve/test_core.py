@@ -122,6 +122,10 @@ async def test_content_parts_and_the_developer_role_are_read(client: httpx.Async
         (chat(tools=[TOOL], tool_choice={"type": "function", "function": {"name": "zz"}}), "not among the tools"),
         (chat(response_format={"type": "json_schema", "json_schema": {"name": "x"}}), "json_schema.schema"),
         (chat(stop=["x"] * 17), "at most 16"),
+        (chat(tools=[TOOL], tool_parameters={"zz": {"type": "object"}}), "tool_parameters names 'zz'"),
+        (chat(tools=[TOOL], tool_parameters={"f": {"type": "array"}}), "must describe an object"),
+        (chat(tools=[TOOL], tool_parameters={"f": {"$ref": "http://evil/x"}}), "not local"),
+        (chat(tools=[TOOL], tool_parameters={"f": []}), "tool_parameters"),
     ],
 )
 async def test_bad_requests_are_400s_that_say_what_is_wrong(client: httpx.AsyncClient, body: Any, needle: str) -> None:

@@ -146,6 +146,26 @@ def test_a_named_function_is_forced_and_none_never_calls(client: OpenAI) -> None
     assert not reply.choices[0].message.tool_calls and reply.choices[0].finish_reason in ("stop", "length")
 
 
+def test_tool_parameters_narrow_a_call_and_leave_the_prompt_as_it_was(llama: Server) -> None:
+    """The prompt shows the tools as sent (its cached prefix holds from turn to turn); the call is decoded
+    under the narrower schema."""
+    shown = json.loads(json.dumps(READ_FILE))
+    shown["function"]["parameters"]["properties"]["path"]["enum"] = ["a.log", "b.log", "notes.txt"]
+    narrower = json.loads(json.dumps(shown["function"]["parameters"]))
+    narrower["properties"]["path"]["enum"] = ["b.log"]
+    body = {"model": MODEL, "messages": QUESTION, "tools": [shown], "tool_choice": "required", "max_tokens": 32}
+    plain = httpx.post(f"{llama.base_url}/chat/completions", json=body, timeout=300).json()
+    narrowed = httpx.post(
+        f"{llama.base_url}/chat/completions", json={**body, "tool_parameters": {"read_file": narrower}}, timeout=300
+    ).json()
+    call = narrowed["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert json.loads(call["arguments"]) == {"path": "b.log"}
+    assert narrowed["usage"]["prompt_tokens"] == plain["usage"]["prompt_tokens"]
+    assert narrowed["usage"]["prompt_tokens_details"]["cached_tokens"] >= plain["usage"]["prompt_tokens"] - 64
+    cards = httpx.get(f"{llama.base_url}/models").json()["data"]
+    assert "tool_parameters" in cards[0]["meta"]["extensions"]
+
+
 def test_response_format_constrains_the_reply_to_the_schema(client: OpenAI) -> None:
     schema = {
         "type": "object",
