@@ -160,7 +160,7 @@ class Loop:
         if dropped:
             self.journal.context_trimmed(dropped)
         began = time.perf_counter()
-        reply = await self.signal.race(self.options.model.complete(turn.request))
+        reply = await self.signal.race(self.options.model.complete(turn.settle()))
         for control in self.controls:
             reply = control.on_reply(self.context, turn, reply)
         self.journal.reply(reply, (time.perf_counter() - began) * 1000, turn.answer)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from harness.client import OpenAIClient
 from harness.config import RunConfig
 from harness.controls import build, choose
-from harness.controls.profiles import fitted_profile, needs_context
+from harness.controls.profiles import fitted_profile, needs_card
 from harness.limits import Limits, Prices
 from harness.loop import run
 from harness.options import RunOptions
@@ -67,7 +67,7 @@ async def chosen(config: RunConfig, client: OpenAIClient | None) -> RunConfig:
     """The config with its controls profile chosen: `auto` asks the server what the model is (once per run);
     a profile named outright is told the model's context window, when a control of it fits one."""
     if config.controls.name != "auto":
-        if client is None or not needs_context(config.controls):
+        if client is None or not needs_card(config.controls):
             return config
         return replace(config, controls=fitted_profile(config.controls, config.model, await client.models()))
     cards = await client.models() if client is not None else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from harness.protocols import ModelReply, ModelRequest, Tool
@@ -36,10 +36,19 @@ class RunContext:
 
 @dataclass
 class Turn:
-    """The turn being asked: its request, and why it asks for the answer instead of more calls (if it does)."""
+    """The turn being asked: its request, why it asks for the answer instead of more calls (if it does), and
+    the tools set aside for it (see `set_aside`)."""
 
     request: ModelRequest
     answer: str | None = None
+    aside: set[str] = field(default_factory=set)
+
+    def settle(self) -> ModelRequest:
+        """The request as sent: a forced choice kept to the tools not set aside, and named when one is left."""
+        left = [d["function"]["name"] for d in self.request.tools if d["function"]["name"] not in self.aside]
+        if left and self.aside:
+            self.request = replace(self.request, tool_choice=kept_to(self.request.tool_choice, left))
+        return self.request
 
 
 @dataclass(frozen=True)
@@ -104,23 +113,25 @@ class Hooks:
         run.state.controls[self.name] = dataclasses.asdict(memory)  # type: ignore[call-overload]
 
 
-def still_valid(choice: ToolChoice | None, offered: list[ToolDefinition]) -> ToolChoice | None:
-    """A tool_choice that can still be honoured once some tools are no longer offered."""
-    names = {d["function"]["name"] for d in offered}
-    if isinstance(choice, dict) and choice["function"]["name"] not in names:
+def kept_to(choice: ToolChoice | None, left: list[str]) -> ToolChoice | None:
+    """A tool_choice that calls only the tools left: a forced call names the tool when one is left."""
+    if isinstance(choice, dict) and choice["function"]["name"] not in left:
         choice = "required"
-    if not offered and choice in ("required", "none"):
-        return None
+    if choice == "required" and len(left) == 1:
+        return {"type": "function", "function": {"name": left[0]}}
     return choice
 
 
-def offer(turn: Turn, tools: list[ToolDefinition], choice: ToolChoice | None) -> None:
-    """Offer only these of the turn's tools; when none is left, there is nothing more to look at, and the
-    turn asks for the answer."""
-    if tools or not turn.request.tools:
-        turn.request = replace(turn.request, tools=tools, tool_choice=choice)
+def set_aside(turn: Turn, names: set[str]) -> None:
+    """These tools are not to be called this turn. Their definitions stay in the request: chat templates
+    write the tools near the top of the prompt, and a tool list that changed from turn to turn would make
+    the server read the whole conversation again at every turn. A forced call is kept to the tools left
+    (`Turn.settle`); when none is left there is nothing more to look at, and the turn asks for the answer."""
+    turn.aside |= names
+    request = turn.request
+    if not request.tools or any(d["function"]["name"] not in turn.aside for d in request.tools):
         return
-    turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None)
+    turn.request = replace(request, tools=[], tool_choice=None, parallel_tool_calls=None)
     turn.answer = turn.answer or "nothing left to look at"
 
 

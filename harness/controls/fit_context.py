@@ -8,9 +8,19 @@ from typing import ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.controls.digest import CONTEXT_MARGIN, digit_tokens, trimmed
+from harness.protocols import ModelReply
 from wire.types import Message, ToolMessage
 
 MIN_LINES = 8  # a result is not cut below this many lines
+
+
+@dataclass
+class Calibration:
+    estimated: int = 0  # the harness's count of the last request it sent
+    counted: int = 0  # the server's count of the same request (its usage.prompt_tokens)
+
+
+CALIBRATED_MARGIN = 0.95  # the harness's count scaled to the server's; what is new since may count otherwise
 
 
 @dataclass(frozen=True)
@@ -19,8 +29,10 @@ class FitContext(Hooks):
     server, less the reply's max_tokens) is sent with its longest tool results cut to their head and tail
     (a line says how many were left out), longest first, until it fits; the run's transcript keeps them
     whole. A model that has read more than its window holds goes on looking instead of failing on the
-    server's 400. Inert when the request fits or the window is unknown; an answer turn asked as a digest
-    fits itself."""
+    server's 400. The harness's token count is scaled to the server's: each reply says how many tokens its
+    request took, and the next request is counted at the same rate (the first, with a wide margin: digits
+    and markup count differently in each tokenizer). Inert when the request fits or the window is unknown;
+    an answer turn asked as a digest fits itself."""
 
     name: ClassVar[str] = "fit_context"
     context: int = 0
@@ -29,15 +41,18 @@ class FitContext(Hooks):
         if not self.context or turn.answer is not None:
             return
         request = turn.request
-        budget = int((self.context - (request.max_tokens or 0)) * CONTEXT_MARGIN)
+        memory = self.recall(run, Calibration)
+        room = self.context - (request.max_tokens or 0)
+        scale, budget = 1.0, int(room * CONTEXT_MARGIN)
+        if memory.estimated and memory.counted:
+            scale, budget = memory.counted / memory.estimated, int(room * CALIBRATED_MARGIN)
         definitions: Message = {"role": "system", "content": json.dumps(list(request.tools))}
         messages = list(request.messages)
 
-        def used() -> int:
+        def estimate() -> int:
             return sum(run.count(m) + digit_tokens(m) for m in [*messages, definitions])
 
-        cut = False
-        while used() > budget:
+        while estimate() * scale > budget:
             lengths = [len(str(m.get("content") or "").splitlines()) if m["role"] == "tool" else 0 for m in messages]
             longest = max(range(len(messages)), key=lambda i: lengths[i], default=None)
             if longest is None or lengths[longest] <= MIN_LINES:
@@ -49,6 +64,12 @@ class FitContext(Hooks):
                     "content": trimmed(str(message["content"]), lengths[longest] * 2 // 3),
                 }
                 messages[longest] = shorter
-            cut = True
-        if cut:
+        if messages != list(request.messages):
             turn.request = replace(request, messages=messages)
+        self.keep(run, Calibration(estimated=estimate()))
+
+    def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
+        memory = self.recall(run, Calibration)
+        if self.context and turn.answer is None and reply.usage is not None and reply.usage.prompt_tokens:
+            self.keep(run, replace(memory, counted=reply.usage.prompt_tokens))
+        return reply

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from harness.config import NO_CONTROLS, ControlSpec, Profile
+from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.controls.base import Control, Hooks
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
@@ -79,22 +79,37 @@ def context_of(card: Mapping[str, Any] | None) -> int | None:
     return window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
 
 
-def fitted(specs: tuple[ControlSpec, ...], context: int | None) -> tuple[ControlSpec, ...]:
-    """The controls told the model's context window, where one uses it (a `context` field: fit_context,
-    digest_answers)."""
-    if context is None:
-        return specs
-    return tuple(ControlSpec(s.name, {**s.params, "context": context}) if takes_context(s.name) else s for s in specs)
+def facts_of(card: Mapping[str, Any] | None) -> dict[str, ControlParameter]:
+    """What a control may be told of the server, from the model's card: its context window (`context`), and
+    whether it narrows calls by the `tool_parameters` field (this project's server lists its extensions)."""
+    meta = card.get("meta") if card is not None else None
+    extensions = meta.get("extensions") if isinstance(meta, Mapping) else None
+    facts: dict[str, ControlParameter] = {}
+    if (window := context_of(card)) is not None:
+        facts["context"] = window
+    if isinstance(extensions, list) and "tool_parameters" in extensions:
+        facts["tool_parameters"] = True
+    return facts
 
 
-def takes_context(name: str) -> bool:
+SERVER_FACTS = ("context", "tool_parameters")
+
+
+def fitted(specs: tuple[ControlSpec, ...], facts: Mapping[str, ControlParameter]) -> tuple[ControlSpec, ...]:
+    """The controls told the server's facts, each the ones it has a field for (fit_context and
+    digest_answers the window, unread_paths whether calls can be narrowed without changing the prompt)."""
+    return tuple(ControlSpec(s.name, {**s.params, **told(s.name, facts)}) for s in specs)
+
+
+def told(name: str, facts: Mapping[str, ControlParameter]) -> dict[str, ControlParameter]:
     kind = CONTROLS.get(name)
-    return kind is not None and "context" in {f.name for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+    fields = {f.name for f in dataclasses.fields(kind)} if kind is not None else set()  # type: ignore[arg-type]
+    return {key: value for key, value in facts.items() if key in fields}
 
 
-def needs_context(profile: Profile) -> bool:
-    """Whether a control of the profile fits the model's window and has not been told it."""
-    return any(takes_context(s.name) and "context" not in s.params for s in profile.controls)
+def needs_card(profile: Profile) -> bool:
+    """Whether a control of the profile takes a fact of the server and has not been told any."""
+    return any(told(s.name, dict.fromkeys(SERVER_FACTS, 0)) and not told(s.name, s.params) for s in profile.controls)
 
 
 def card_for(model: str, cards: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -103,9 +118,9 @@ def card_for(model: str, cards: Sequence[Mapping[str, Any]]) -> Mapping[str, Any
 
 
 def fitted_profile(profile: Profile, model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
-    """A profile named outright, its controls told the model's context window when the server says it."""
+    """A profile named outright, its controls told the server's facts when its card says them."""
     card = card_for(model, cards) if cards else None
-    return replace(profile, controls=fitted(profile.controls, context_of(card)))
+    return replace(profile, controls=fitted(profile.controls, facts_of(card)))
 
 
 def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
@@ -119,5 +134,5 @@ def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
     size = f"{count / 1e9:.2f}B parameters"
     if count < SMALL_BELOW:
         why = f"auto: {model} has {size}, under {SMALL_BELOW / 1e9:g}B"
-        return Profile("small", fitted(SMALL.controls, context_of(card)), why=why)
+        return Profile("small", fitted(SMALL.controls, facts_of(card)), why=why)
     return Profile("none", why=f"auto: {model} has {size}, not under {SMALL_BELOW / 1e9:g}B")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn, offer, still_valid, takes_nothing
+from harness.controls.base import Hooks, RunContext, Turn, set_aside, takes_nothing
 from harness.policy import signature
 from harness.prompts import repeated_call
-from harness.protocols import Tool
+from harness.protocols import ModelReply, Tool
 from wire.types import ToolCall
 
 
@@ -25,14 +25,16 @@ def batch_of(run: RunContext, call: ToolCall) -> set[str]:
 class Seen:
     seen: dict[str, str] = field(default_factory=dict)  # a read-only call's signature -> the call id that ran it
     repeats: int = 0  # repeats refused since the last answer turn
+    forced: bool = False  # the last reply was made under a forced choice (it could not answer instead)
 
 
 @dataclass(frozen=True)
 class RepeatGuard(Hooks):
     """An identical read-only call that already ran is not run again: its slot says so and points at the
-    earlier result, and a read-only tool without arguments that already ran is not offered again (its one
-    call is made). After `before_answer` such repeats the next turn asks for the answer (a model that asks
-    again for what it has is done looking). A call that changes something makes every read new again."""
+    earlier result, and a read-only tool without arguments that already ran is set aside (its one call is
+    made). After `before_answer` such repeats the next turn asks for the answer: a model that asks again for
+    what it has, when it could have answered, is done looking (a repeat made under a forced choice does not
+    count). A call that changes something makes every read new again."""
 
     name: ClassVar[str] = "repeat_guard"
     before_answer: int = 1
@@ -42,7 +44,7 @@ class RepeatGuard(Hooks):
         earlier = memory.seen.get(signature(tool.name, args)) if tool.read_only else None
         if earlier is None:
             return None
-        if earlier not in batch_of(run, call):  # asked again after seeing the result: done looking
+        if earlier not in batch_of(run, call) and not memory.forced:  # asked again after seeing it: done looking
             memory.repeats += 1
             self.keep(run, memory)
         return repeated_call(tool.name, earlier)
@@ -67,12 +69,16 @@ class RepeatGuard(Hooks):
             and (tool := run.tools.get(d["function"]["name"])) is not None
             and tool.read_only
         }
-        if spent:
-            offered = [d for d in turn.request.tools if d["function"]["name"] not in spent]
-            offer(turn, offered, still_valid(turn.request.tool_choice, offered))
+        set_aside(turn, spent)
         if turn.answer is not None or memory.repeats < self.before_answer:
             return
         turn.answer = "repeats"
         turn.request = replace(turn.request, tool_choice="none" if turn.request.tools else None)
         memory.repeats = 0
         self.keep(run, memory)
+
+    def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
+        memory = self.recall(run, Seen)
+        memory.forced = turn.request.tool_choice == "required" or isinstance(turn.request.tool_choice, dict)
+        self.keep(run, memory)
+        return reply

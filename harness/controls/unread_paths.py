@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.controls.base import Hooks, RunContext, Turn, offer, still_valid
+from harness.controls.base import Hooks, RunContext, Turn, set_aside
 from harness.protocols import Tool
 from harness.tools.workspace import Workspace
 from wire.types import ToolCall, ToolDefinition
@@ -27,44 +27,61 @@ class Read:
 
 @dataclass(frozen=True)
 class UnreadPaths(Hooks):
-    """The schema sent for a read-only file tool gives its path an `enum`: the workspace's files this tool
-    has not read yet (at most `most` of them; a larger folder is left open). A constrained server then
-    cannot produce an invented path or a read it already has; any server shows the model which files
-    exist. A tool that has read every file is not offered; a tool that changes files makes every file
-    unread again. With `look_while_unread` N, the first N turns must call a tool while some file is unread
-    (a small model stops after one file; a search needs them all)."""
+    """A read-only file tool's path may only name a file of the workspace that it has not read yet (when
+    the folder has at most `most` files; a larger one is left open): a constrained server then cannot
+    produce an invented path or a read it already has, and any server shows the model which files exist.
+    A tool that has read every file is set aside; a tool that changes files makes every file unread again.
+    With `look_while_unread` N, the first N turns must call a tool while some file is unread (a small model
+    stops after one file; a search needs them all).
+
+    Where the narrowing goes: a server that takes `tool_parameters` (this project's) gets the unread files
+    there, and the tools sent list every file, the same at every turn, so the prompt's prefix stays cached
+    (chat templates write the tools near its top). Any other server gets the unread files in the tools sent,
+    and reads the conversation again from them at each turn."""
 
     name: ClassVar[str] = "unread_paths"
     most: int = 200
     look_while_unread: int = 0
+    tool_parameters: bool = False  # the server narrows calls by the `tool_parameters` field
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         request = turn.request
         if not request.tools:
             return
         read = self.recall(run, Read).paths
-        offered: list[ToolDefinition] = []
+        tools: list[ToolDefinition] = []
+        narrowing: dict[str, object] = {}
+        done: set[str] = set()
         unread_left = False
         for definition in request.tools:
             tool = run.tools.get(definition["function"]["name"])
             if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
-                offered.append(definition)
+                tools.append(definition)
                 continue
             entries, _ = tool.workspace.entries(limit=self.most + 1)
             if len(entries) > self.most:
-                offered.append(definition)
+                tools.append(definition)
                 continue
-            unread = [e.path for e in entries if e.path not in read.get(tool.name, [])]
-            if unread:
-                offered.append(narrowed(definition, tool.path_parameter, unread))
-                unread_left = True
-        choice = (
-            still_valid(request.tool_choice, offered) if len(offered) != len(request.tools) else request.tool_choice
-        )
+            every = [e.path for e in entries]
+            unread = [p for p in every if p not in read.get(tool.name, [])]
+            if not unread:
+                done.add(tool.name)
+            unread_left = unread_left or bool(unread)
+            if self.tool_parameters:
+                tools.append(narrowed(definition, tool.path_parameter, every))
+                if unread:
+                    narrowing[tool.name] = narrowed(definition, tool.path_parameter, unread)["function"]["parameters"]
+            else:
+                tools.append(narrowed(definition, tool.path_parameter, unread or every))
+        extra = {**request.extra, "tool_parameters": narrowing} if narrowing else request.extra
+        turn.request = replace(request, tools=tools, extra=extra)
+        set_aside(turn, done)
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
-        if choice is None and turn.answer is None and unread_left and looked < self.look_while_unread:
-            choice = "required"
-        offer(turn, offered, choice)
+        unread_left = len(done) < sum(
+            isinstance(run.tools.get(d["function"]["name"]), ReadsWorkspaceFiles) for d in tools
+        )
+        if turn.request.tool_choice is None and turn.answer is None and unread_left and looked < self.look_while_unread:
+            turn.request = replace(turn.request, tool_choice="required")
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool

@@ -16,7 +16,7 @@ from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
-from harness.controls.profiles import fitted_profile, needs_context
+from harness.controls.profiles import fitted_profile, needs_card
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
 from harness.errors import ConfigError, ContextTooSmall
@@ -38,8 +38,9 @@ from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
 QUESTION = "Which probe value is right?"
 
 
-def answering(*replies: AssistantMessage | str) -> tuple[FunctionModel, list[ModelRequest]]:
-    """A model that replies from a fixed list and keeps every request it was sent."""
+def answering(*replies: AssistantMessage | str, rate: float = 0.25) -> tuple[FunctionModel, list[ModelRequest]]:
+    """A model that replies from a fixed list and keeps every request it was sent; it counts `rate` prompt
+    tokens per character of content."""
     seen: list[ModelRequest] = []
 
     class Seeing(FunctionModel):
@@ -50,7 +51,8 @@ def answering(*replies: AssistantMessage | str) -> tuple[FunctionModel, list[Mod
     def reply(messages: list[Message], tools: list[ToolDefinition]) -> ModelReply:
         out = replies[len(seen) - 1]
         message: AssistantMessage = {"role": "assistant", "content": out} if isinstance(out, str) else out
-        return ModelReply(message, usage_of(10, 2), "tool_calls" if message.get("tool_calls") else "stop")
+        prompt = int(sum(len(str(m.get("content") or "")) for m in messages) * rate)
+        return ModelReply(message, usage_of(prompt, 2), "tool_calls" if message.get("tool_calls") else "stop")
 
     return Seeing(reply), seen
 
@@ -205,12 +207,24 @@ def test_small_named_outright_is_told_the_window_as_auto_is() -> None:
     told = fitted_profile(SMALL, "qwen", [card])
     windows = {s.name: s.params.get("context") for s in told.controls}
     assert windows["fit_context"] == windows["digest_answers"] == 4096 and windows["look_first"] is None
-    assert needs_context(SMALL) and not needs_context(told) and not needs_context(choose("qwen", [card]))
+    assert needs_card(SMALL) and not needs_card(told) and not needs_card(choose("qwen", [card]))
     assert fitted_profile(SMALL, "qwen", [{"id": "qwen"}]) == SMALL  # a server that does not say
 
 
-async def test_read_paths_are_narrowed_to_the_files_not_read_yet(workspace: Path) -> None:
-    """A read tool's path is an enum of existing, unread files; once all are read the tool is not offered."""
+def read_enum(request: ModelRequest) -> list[str]:
+    tool = next(t for t in request.tools if t["function"]["name"] == "read_file")
+    return list(tool["function"]["parameters"]["properties"]["path"]["enum"])
+
+
+def narrowed_to(request: ModelRequest) -> list[str]:
+    return list(request.extra["tool_parameters"]["read_file"]["properties"]["path"]["enum"])
+
+
+@pytest.mark.parametrize("by_field", [False, True], ids=["in the tools", "by tool_parameters"])
+async def test_read_paths_are_narrowed_to_the_files_not_read_yet(workspace: Path, by_field: bool) -> None:
+    """A read tool's path is an enum of the existing, unread files; calls are required while a file is
+    unread; once every file is read the read tool is set aside. A server that takes `tool_parameters` gets
+    the narrowing there, and the tools it is sent list every file at every turn."""
     space = Workspace(workspace)
     tools = Registry([ListFiles(space), ReadFile(space)])
     model, seen = answering(
@@ -218,33 +232,52 @@ async def test_read_paths_are_narrowed_to_the_files_not_read_yet(workspace: Path
         calls(("b", "read_file", {"path": "errors.log"}), ("c", "read_file", {"path": "access.log"})),
         "Read them all.",
     )
-    result = await run(new_run(QUESTION), tools, RunOptions(model, controls=[UnreadPaths(look_while_unread=2)]))
+    control = UnreadPaths(look_while_unread=2, tool_parameters=by_field)
+    result = await run(new_run(QUESTION), tools, RunOptions(model, controls=[control]))
     assert result.answer == "Read them all."
-
-    def enum(request: ModelRequest) -> list[str] | None:
-        offered = {t["function"]["name"]: t["function"]["parameters"] for t in request.tools}
-        return offered["read_file"]["properties"]["path"]["enum"] if "read_file" in offered else None
-
-    assert enum(seen[0]) == ["access.log", "errors.log", "notes.txt"] and seen[0].tool_choice == "required"
-    assert enum(seen[1]) == ["access.log", "errors.log"] and seen[1].tool_choice == "required"
-    assert enum(seen[2]) is None and [t["function"]["name"] for t in seen[2].tools] == ["list_files"]
-    assert seen[2].tool_choice is None  # nothing left unread: the model is free to answer
+    every, unread = ["access.log", "errors.log", "notes.txt"], ["access.log", "errors.log"]
+    if by_field:
+        assert [read_enum(r) for r in seen] == [every] * 3
+        assert [narrowed_to(r) for r in seen[:2]] == [every, unread] and "tool_parameters" not in seen[2].extra
+    else:
+        assert [read_enum(r) for r in seen] == [every, unread, every] and seen[2].extra == {}
+    assert [r.tool_choice for r in seen] == ["required", "required", None]  # nothing unread: free to answer
 
 
-async def test_a_write_makes_every_file_unread_again(workspace: Path) -> None:
+async def test_a_write_makes_every_file_unread_again_and_the_paths_follow_the_folder(workspace: Path) -> None:
     space = Workspace(workspace)
     tools = Registry([ReadFile(space), WriteFile(space, needs_approval=False)])
+    every = [("r0", "read_file", {"path": "access.log"}), ("r1", "read_file", {"path": "errors.log"})]
     model, seen = answering(
-        calls(("a", "read_file", {"path": "notes.txt"})),
-        calls(("b", "write_file", {"path": "notes.txt", "content": "new"})),
+        calls(*every, ("r2", "read_file", {"path": "notes.txt"})),
+        calls(("w", "write_file", {"path": "new.txt", "content": "new"})),
         "Done.",
     )
-    await run(new_run(QUESTION), tools, RunOptions(model, controls=[UnreadPaths()]))
-    paths = [
-        next(t for t in r.tools if t["function"]["name"] == "read_file")["function"]["parameters"]["properties"]
-        for r in seen
-    ]
-    assert "notes.txt" not in paths[1]["path"]["enum"] and "notes.txt" in paths[2]["path"]["enum"]
+    await run(new_run(QUESTION), tools, RunOptions(model, controls=[UnreadPaths(look_while_unread=5)]))
+    assert [r.tool_choice for r in seen] == ["required", None, "required"]
+    assert "new.txt" not in read_enum(seen[1]) and "new.txt" in read_enum(seen[2])
+
+
+async def test_under_the_small_profile_the_tools_sent_stay_the_same_until_the_answer_turn(workspace: Path) -> None:
+    """Chat templates write the tools at the top of the prompt: a list that changed at every turn would make
+    the server read the whole conversation again each time. (On a server that takes `tool_parameters`.)"""
+    space = Workspace(workspace)
+    model, seen = answering(
+        calls(("a", "list_files", {})),
+        calls(("b", "read_file", {"path": "notes.txt"})),
+        calls(("c", "read_file", {"path": "errors.log"})),
+        calls(("d", "read_file", {"path": "access.log"})),
+        "errors.log mentions it.",
+    )
+    card = {"id": "qwen", "meta": {"n_params": 494_032_768, "extensions": ["tool_parameters"]}}
+    controls = build(choose("qwen", [card]))
+    result = await run(
+        new_run(QUESTION), Registry([ListFiles(space), ReadFile(space)]), RunOptions(model, controls=controls)
+    )
+    assert result.answer == "errors.log mentions it." and len(seen) == 5
+    assert all(r.tools == seen[0].tools for r in seen[:4]) and seen[4].tools == []
+    named = {"type": "function", "function": {"name": "read_file"}}
+    assert seen[1].tool_choice == seen[2].tool_choice == named  # listed already: the forced call is a read
 
 
 def test_a_folder_larger_than_the_bound_is_left_open(workspace: Path) -> None:
@@ -263,12 +296,25 @@ async def test_the_same_read_twice_in_one_reply_runs_once_and_does_not_end_the_l
     assert seen[1].tool_choice is None  # no answer turn was owed: nothing was asked again after being seen
 
 
-async def test_a_tool_without_arguments_is_offered_until_it_has_run() -> None:
+async def test_a_tool_without_arguments_is_set_aside_once_it_has_run() -> None:
+    """Its definition stays (a stable prompt), but a forced call goes to the tool left."""
     bare = Recorder(name="look", parameters={"type": "object", "properties": {}})
     model, seen = answering(calls(("a", "look", {})), reads(1), "It is 7.")
-    await run(new_run(QUESTION), Registry([bare, Recorder()]), RunOptions(model, controls=[RepeatGuard()]))
-    assert [t["function"]["name"] for t in seen[0].tools] == ["look", "probe"]
-    assert [t["function"]["name"] for t in seen[1].tools] == ["probe"]
+    controls = [RepeatGuard(), LookFirst(turns=2)]
+    await run(new_run(QUESTION), Registry([bare, Recorder()]), RunOptions(model, controls=controls))
+    assert [t["function"]["name"] for t in seen[1].tools] == ["look", "probe"]
+    assert seen[1].tool_choice == {"type": "function", "function": {"name": "probe"}}
+
+
+async def test_a_repeat_made_under_a_forced_call_does_not_end_the_looking() -> None:
+    """A model that must call and asks again for what it has could not answer instead: not done looking."""
+    probe = Recorder(output="value 7")
+    model, seen = answering(reads(1), reads(1), reads(2), reads(2), "It is 7.")
+    controls = [RepeatGuard(), LookFirst(turns=2)]
+    result = await run(new_run(QUESTION), Registry([probe]), RunOptions(model, controls=controls))
+    assert probe.runs == [{"x": 1}, {"x": 2}] and result.answer == "It is 7."
+    forced = {"type": "function", "function": {"name": "probe"}}
+    assert [r.tool_choice for r in seen] == [forced, "required", None, None, "none"]
 
 
 async def test_with_every_file_read_and_listed_the_next_turn_asks_for_the_answer(workspace: Path) -> None:
@@ -300,3 +346,16 @@ async def test_a_request_over_the_window_is_sent_with_its_longest_results_cut_an
     small, small_seen = answering(reads(1), "done")
     await run(new_run(QUESTION), Registry([Recorder(output="short")]), replace(options, model=small))
     assert small_seen[1].messages[-1]["content"] == "short"  # a request that fits is sent as it is
+
+
+@pytest.mark.parametrize(("rate", "cut"), [(0.25, False), (0.6, True)])
+async def test_the_count_is_scaled_to_what_the_server_counted(rate: float, cut: bool) -> None:
+    """The harness counts a quarter token per character; a server that counts more is believed."""
+    text = "\n".join(f"line {n} of the log" for n in range(120))  # about 570 tokens at the harness's count
+    model, seen = answering(reads(1), reads(2), "done", rate=rate)
+    options = RunOptions(
+        model=model, controls=[FitContext(context=1600)], count_tokens=lambda m: len(str(m.get("content") or "")) // 4
+    )
+    await run(new_run(QUESTION), Registry([Recorder(output=text)]), options)
+    sent = [str(m["content"]) for m in seen[2].messages if m["role"] == "tool"]
+    assert any("lines not shown" in t for t in sent) is cut
