@@ -30,7 +30,7 @@ class DigestAnswers(Hooks):
 
     The digest fits the model's context (`context` tokens, learned from the server, less the reply's
     max_tokens): the longest results lose their middle lines first. With `focus`, the results that share
-    the most words with the question come first, after the results of calls without arguments (a listing),
+    the most words with the question come first, then the results of calls without arguments (a listing),
     and when the digest must still shrink the least related go first: a small model names the first result
     it sees.
     """
@@ -136,10 +136,18 @@ def words(text: str) -> set[str]:
 
 
 def focused(question: str, found: list[Finding]) -> list[Finding]:
-    """Results of calls without arguments (a listing) first, then the others by how many words they share
-    with the question, most first (ties keep their order). Nothing is left out: a question about every file
-    needs every result, and a word shared by chance must not hide the rest."""
+    """The results that share words with the question (in what they say or in the call's arguments) first,
+    most first; then the results of calls without arguments (a listing); then the rest; ties keep their
+    order. Nothing is left out: a question about every file needs every result, and a word shared by chance
+    must not hide the rest."""
     asked = words(question)
+
+    def shared(finding: Finding) -> int:
+        arguments = (
+            finding.arguments if isinstance(finding.arguments, str) else " ".join(map(str, finding.arguments.values()))
+        )
+        return len(asked & (words(finding.result) | words(arguments)))
+
+    related = sorted((f for f in found if f.arguments and shared(f)), key=shared, reverse=True)
     bare = [f for f in found if not f.arguments]
-    rest = sorted((f for f in found if f.arguments), key=lambda f: len(asked & words(f.result)), reverse=True)
-    return bare + rest
+    return related + bare + [f for f in found if f.arguments and not shared(f)]

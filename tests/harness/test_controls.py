@@ -11,7 +11,7 @@ import pytest
 from harness.client import FunctionModel
 from harness.config import ControlSpec, Profile
 from harness.controls import SMALL, Hooks, NotYet, RunContext, Turn, build, choose
-from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages
+from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages, focused
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
 from harness.controls.look_first import LookFirst
@@ -182,6 +182,17 @@ def test_a_focused_digest_puts_related_results_first_and_leaves_none_out_until_i
     fitted = replace(state, limits=Limits(context_tokens=30))
     kept = read(str(digest_messages(fitted, lambda m: len(str(m["content"]).split()), focus=True)[-1]["content"]))
     assert kept is not None and kept[1][0].arguments == {"x": 1} and len(kept[1]) < 3
+
+
+def test_a_focused_digest_puts_a_related_result_before_the_listing_and_the_listing_before_the_rest() -> None:
+    listing = Finding("list_files", {}, "3 files, largest first:\nbig.log (900 bytes)\na.log\nplan.md")
+    big = Finding("read_file", {"path": "big.log"}, "disk at 40%")
+    hit = Finding("read_file", {"path": "a.log"}, "ERROR upstream call timed out")
+    plan = Finding("read_file", {"path": "plan.md"}, "Ship on Friday.")
+    found = [listing, big, hit, plan]
+    assert focused("Which file reports a timeout?", found) == [hit, listing, big, plan]  # "time" is shared
+    assert focused("What does plan.md say?", found) == [plan, listing, big, hit]  # by the call's path
+    assert focused("How many files are there?", found) == found  # nothing shared: the listing leads
 
 
 def test_a_profile_builds_its_controls_and_refuses_unknown_ones() -> None:
