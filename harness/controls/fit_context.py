@@ -9,9 +9,20 @@ from typing import ClassVar
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.controls.digest import CONTEXT_MARGIN, digit_tokens, trimmed
 from harness.protocols import ModelReply
-from wire.types import Message, ToolMessage
+from wire.types import Message
 
 MIN_LINES = 8  # a result is not cut below this many lines
+
+
+def cost(run: RunContext, message: Message) -> int:
+    return run.count(message) + digit_tokens(message)
+
+
+def cut(message: Message, lines: int) -> Message:
+    """A tool result cut to about `lines` lines; any other message as it is."""
+    if message["role"] != "tool":
+        return message
+    return {**message, "content": trimmed(str(message["content"]), lines)}
 
 
 @dataclass
@@ -48,25 +59,18 @@ class FitContext(Hooks):
             scale, budget = memory.counted / memory.estimated, int(room * CALIBRATED_MARGIN)
         definitions: Message = {"role": "system", "content": json.dumps(list(request.tools))}
         messages = list(request.messages)
-
-        def estimate() -> int:
-            return sum(run.count(m) + digit_tokens(m) for m in [*messages, definitions])
-
-        while estimate() * scale > budget:
-            lengths = [len(str(m.get("content") or "").splitlines()) if m["role"] == "tool" else 0 for m in messages]
-            longest = max(range(len(messages)), key=lambda i: lengths[i], default=None)
-            if longest is None or lengths[longest] <= MIN_LINES:
+        costs = [cost(run, m) for m in [*messages, definitions]]
+        while sum(costs) * scale > budget:
+            lengths = [len(str(m.get("content") or "").splitlines()) for m in messages]
+            tools = [i for i, m in enumerate(messages) if m["role"] == "tool" and lengths[i] > MIN_LINES]
+            if not tools:
                 break  # nothing left to cut: the server says what does not fit
-            message = messages[longest]
-            if message["role"] == "tool":
-                shorter: ToolMessage = {
-                    **message,
-                    "content": trimmed(str(message["content"]), lengths[longest] * 2 // 3),
-                }
-                messages[longest] = shorter
+            longest = max(tools, key=lambda i: lengths[i])
+            messages[longest] = cut(messages[longest], lengths[longest] * 2 // 3)
+            costs[longest] = cost(run, messages[longest])
         if messages != list(request.messages):
             turn.request = replace(request, messages=messages)
-        self.keep(run, Calibration(estimated=estimate()))
+        self.keep(run, Calibration(estimated=sum(costs)))
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
         memory = self.recall(run, Calibration)
