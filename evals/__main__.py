@@ -84,7 +84,13 @@ def parser() -> argparse.ArgumentParser:
     knobs = commands.add_parser("controls", help="measure each small-model control on and off (slow with models)")
     knobs.add_argument("--model", action="append", default=[], help="a registry model to serve and measure")
     knobs.add_argument("--no-scripted", action="store_true", help="leave the scripted provider out")
-    knobs.add_argument("--concurrency", type=int, default=4)
+    knobs.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="tasks run at once (default 1: on a small machine tasks at once share its cores, and each task's "
+        "time limit counts the wait)",
+    )
     knobs.add_argument("--only", nargs="+", help="only these variants (by name)")
     knobs.add_argument("--out", default="results/controls.md")
     knobs.add_argument("--suites", nargs="+", default=list(MEASURED_SUITES), help="suites by name (evals/suites)")
