@@ -60,14 +60,14 @@ class FitContext(Hooks):
         definitions: Message = {"role": "system", "content": json.dumps(list(request.tools))}
         messages = list(request.messages)
         costs = [cost(run, m) for m in [*messages, definitions]]
+        lengths = [len(str(m.get("content") or "").splitlines()) if m["role"] == "tool" else 0 for m in messages]
         while sum(costs) * scale > budget:
-            lengths = [len(str(m.get("content") or "").splitlines()) for m in messages]
-            tools = [i for i, m in enumerate(messages) if m["role"] == "tool" and lengths[i] > MIN_LINES]
-            if not tools:
+            longest = max(range(len(messages)), key=lambda i: lengths[i], default=None)
+            if longest is None or lengths[longest] <= MIN_LINES:
                 break  # nothing left to cut: the server says what does not fit
-            longest = max(tools, key=lambda i: lengths[i])
             messages[longest] = cut(messages[longest], lengths[longest] * 2 // 3)
             costs[longest] = cost(run, messages[longest])
+            lengths[longest] = len(str(messages[longest].get("content") or "").splitlines())
         if messages != list(request.messages):
             turn.request = replace(request, messages=messages)
         self.keep(run, Calibration(estimated=sum(costs)))

@@ -77,9 +77,6 @@ class UnreadPaths(Hooks):
         turn.request = replace(request, tools=tools, extra=extra)
         set_aside(turn, done)
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
-        unread_left = len(done) < sum(
-            isinstance(run.tools.get(d["function"]["name"]), ReadsWorkspaceFiles) for d in tools
-        )
         if turn.request.tool_choice is None and turn.answer is None and unread_left and looked < self.look_while_unread:
             turn.request = replace(turn.request, tool_choice="required")
 
