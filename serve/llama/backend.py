@@ -62,6 +62,7 @@ class LlamaBackend:
         self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN), self.compiler)
         self.ends = engine.end_tokens()
         self.closers = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece)
+        self.hidden = engine.control_tokens()
         self.specials = engine.special_texts()
         self.scheduler = Scheduler(
             engine,
@@ -75,7 +76,8 @@ class LlamaBackend:
         self.requests = self.malformed_tool_calls = 0
 
     def decoder(self, settings: Settings) -> Decoder:
-        return Decoder(settings, self.grammars, self.engine.piece, self.engine.is_end, self.ends, self.closers)
+        engine = self.engine
+        return Decoder(settings, self.grammars, engine.piece, engine.is_end, self.ends, self.closers, self.hidden)
 
     def close(self) -> None:
         self.scheduler.stop()

@@ -93,6 +93,7 @@ class Decoder:
     is_end: Callable[[int], bool]
     end_tokens: tuple[int, ...] = ()
     closers: Closers = field(default_factory=Closers)
+    hidden: frozenset[int] = frozenset()  # tokens the reply's text leaves out (control tokens)
     tokens: list[int] = field(default_factory=list)
     text: str = ""
     forced_count: int = 0
@@ -176,7 +177,7 @@ class Decoder:
 
     def append(self, token: int) -> None:
         self.tokens.append(token)
-        self.text += self.utf8.decode(self.piece(token))
+        self.text += self.utf8.decode(b"" if token in self.hidden else self.piece(token))
         for word in self.settings.stop if self.matcher is None else ():
             if word in self.text:
                 self.text = self.text[: self.text.index(word)]

@@ -171,6 +171,16 @@ class Engine:
     def end_tokens(self) -> tuple[int, ...]:
         return tuple(t for t in range(self.n_vocab) if self.is_end(t))
 
+    def control_tokens(self) -> frozenset[int]:
+        """The control tokens that do not end a reply (`<|im_start|>`, `<|fim_prefix|>`...): a reply's text leaves
+        them out, as llama-server and `skip_special_tokens` do. User-defined ones (Qwen's `<tool_call>`) stay."""
+        control = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+        return frozenset(
+            t
+            for t in range(self.n_vocab)
+            if int(llama_cpp.llama_vocab_get_attr(self.vocab, t)) & control and not self.is_end(t)
+        )
+
     def special_texts(self) -> tuple[str, ...]:
         """The text of every control or user-defined token (`<|im_end|>`, `<tool_call>`...), longest first."""
         marked = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED

@@ -171,3 +171,13 @@ def test_a_forced_calls_free_values_are_bounded_and_the_clients_own_bounds_kept(
     assert out["n"]["maximum"] < 10**15 and out["tags"]["maxItems"] >= 1 and out["tags"]["items"]["maxLength"] == chars
     assert "maxLength" not in out["kind"] and out["other"] == {"not": {"type": "string"}}
     assert value_chars(schema, 4096) > 1000  # a roomy budget leaves long values alone
+
+
+def test_a_control_token_the_model_writes_is_left_out_of_the_reply(engine: Engine, grammars: Grammars) -> None:
+    """A small model that opens a new turn (`<|im_start|>`) mid-reply: its text is not the reply's, as with
+    llama-server; a bare one leaves an empty reply, which a harness can tell from an answer."""
+    decoder = Decoder(Settings(max_tokens=50), grammars, engine.piece, engine.is_end, hidden=engine.control_tokens())
+    drive(engine, decoder, "Done.<|im_start|>", np.zeros(engine.n_vocab, dtype=np.float32))
+    message, finish, _ = decoder.reply([1])
+    assert message["content"] == "Done." and finish == "stop" and "<|im_start|>" not in decoder.text
+    assert engine.tokenize("<|im_start|>")[0] in engine.control_tokens()
