@@ -11,7 +11,8 @@ SYSTEM_PROMPT = (
     "You answer questions about the files in a folder, using tools. Never guess a file name: list the files to see "
     "which exist and how big they are. Never guess what a file says: read it. To find which file says something, "
     "read every file that might. When the tool results contain the answer, stop calling tools and answer in one or "
-    "two plain sentences that state the facts themselves (file names, numbers, the words a file contains)."
+    "two plain sentences that state the facts themselves (file names, numbers, the words a file contains). Asked what "
+    "a file says, quote every line of it."
 )
 GENERIC_SYSTEM_PROMPT = (  # the earlier, generic prompt, kept to measure what the small-model prompt is worth
     "You are a careful assistant working in a folder of files. Use the tools to look before you answer. "

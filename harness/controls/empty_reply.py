@@ -17,8 +17,9 @@ class Retries:
 
 @dataclass(frozen=True)
 class EmptyReply(Hooks):
-    """A reply with neither words nor a call is asked again, at most `retries` times a run: first by requiring
-    a call (it has not found the answer yet), then in words, with the question."""
+    """A reply with neither words nor a call is asked again, at most `retries` times a run: first as the answer
+    turn when the run has tool results (a small model that has what it needs often ends with nothing to
+    say), else by requiring a call (it has not looked yet); then in words, with the question."""
 
     name: ClassVar[str] = "empty_reply"
     retries: int = 2
@@ -36,5 +37,10 @@ class EmptyReply(Hooks):
     def before_request(self, run: RunContext, turn: Turn) -> None:
         last = run.state.messages[-1]
         empty = last["role"] == "assistant" and not last.get("tool_calls") and not (last.get("content") or "").strip()
-        if empty and turn.answer is None and turn.request.tools and turn.request.tool_choice is None:
+        if not empty or turn.answer is not None or not turn.request.tools:
+            return
+        if any(m["role"] == "tool" for m in run.state.messages):
+            turn.answer = "empty reply"
+            turn.request = replace(turn.request, tool_choice="none")
+        elif turn.request.tool_choice is None:
             turn.request = replace(turn.request, tool_choice="required")

@@ -16,7 +16,7 @@ class LookFirst(Hooks):
     there is exactly one: a look around needs no guess."""
 
     name: ClassVar[str] = "look_first"
-    turns: int = 3
+    turns: int = 2  # a listing and a read
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         request = turn.request

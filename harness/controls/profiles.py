@@ -19,6 +19,7 @@ from harness.controls.base import Control, Hooks
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
+from harness.controls.last_turn import LastTurn
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
@@ -27,7 +28,7 @@ from harness.errors import ConfigError
 
 CONTROLS: dict[str, type[Hooks]] = {
     control.name: control
-    for control in (RepeatGuard, EmptyReply, LookFirst, UnreadPaths, ParallelCalls, FitContext, DigestAnswers)
+    for control in (RepeatGuard, EmptyReply, LookFirst, UnreadPaths, ParallelCalls, LastTurn, FitContext, DigestAnswers)
 }
 SMALL = Profile(
     "small",
@@ -37,6 +38,7 @@ SMALL = Profile(
         ControlSpec("look_first"),
         ControlSpec("unread_paths", {"look_while_unread": 6}),
         ControlSpec("parallel_calls"),
+        ControlSpec("last_turn"),
         ControlSpec("fit_context"),
         ControlSpec("digest_answers", {"focus": True}),
     ),

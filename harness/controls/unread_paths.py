@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -32,7 +33,8 @@ class UnreadPaths(Hooks):
     produce an invented path or a read it already has, and any server shows the model which files exist.
     A tool that has read every file is set aside; a tool that changes files makes every file unread again.
     With `look_while_unread` N, the first N turns must call a tool while some file is unread (a small model
-    stops after one file; a search needs them all).
+    stops after one file; a search needs them all), unless the question names files and every one of them
+    has been read: a question about a file is answered from that file.
 
     Where the narrowing goes: a server that takes `tool_parameters` (this project's) gets the unread files
     there, and the tools sent list every file, the same at every turn, so the prompt's prefix stays cached
@@ -53,6 +55,7 @@ class UnreadPaths(Hooks):
         narrowing: dict[str, object] = {}
         done: set[str] = set()
         unread_left = False
+        named: set[str] = set()
         for definition in request.tools:
             tool = run.tools.get(definition["function"]["name"])
             if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
@@ -63,6 +66,7 @@ class UnreadPaths(Hooks):
                 tools.append(definition)
                 continue
             every = [e.path for e in entries]
+            named |= {p for p in every if mentions(run.state.question, p)}
             unread = [p for p in every if p not in read.get(tool.name, [])]
             if not unread:
                 done.add(tool.name)
@@ -77,7 +81,8 @@ class UnreadPaths(Hooks):
         turn.request = replace(request, tools=tools, extra=extra)
         set_aside(turn, done)
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
-        if turn.request.tool_choice is None and turn.answer is None and unread_left and looked < self.look_while_unread:
+        searching = unread_left and not (named and named <= {p for paths in read.values() for p in paths})
+        if turn.request.tool_choice is None and turn.answer is None and searching and looked < self.look_while_unread:
             turn.request = replace(turn.request, tool_choice="required")
 
     def after_call(
@@ -89,6 +94,11 @@ class UnreadPaths(Hooks):
         elif ok and isinstance(tool, ReadsWorkspaceFiles) and isinstance(path := args.get(tool.path_parameter), str):
             memory.paths.setdefault(tool.name, []).append(path)
         self.keep(run, memory)
+
+
+def mentions(question: str, path: str) -> bool:
+    """Whether the question names this file by its path (`docs/todo.md`, not `todo.md` inside `old/todo.md`)."""
+    return re.search(rf"(?<![\w/.-]){re.escape(path)}(?![\w/-])", question) is not None
 
 
 def narrowed(definition: ToolDefinition, parameter: str, paths: list[str]) -> ToolDefinition:

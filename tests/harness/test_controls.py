@@ -14,6 +14,7 @@ from harness.controls import SMALL, Hooks, NotYet, RunContext, Turn, build, choo
 from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages, focused
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
+from harness.controls.last_turn import LastTurn
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.profiles import fitted_profile, needs_card
@@ -124,10 +125,36 @@ async def test_an_empty_reply_requires_a_call_then_is_asked_again_in_words() -> 
     assert [e["why"] for e in trace.events if e["type"] == "not_an_answer"] == ["empty", "empty"]
 
 
+async def test_an_empty_reply_after_looking_brings_the_answer_turn() -> None:
+    model, seen = answering(reads(1), "", "It is 7.")
+    trace = MemoryTrace()
+    options = RunOptions(model=model, controls=[EmptyReply(), DigestAnswers()], trace=trace)
+    result = await run(new_run(QUESTION), Registry([Recorder(output="value 7")]), options)
+    assert (result.status, result.answer, result.turns) == ("completed", "It is 7.", 3)
+    assert seen[2].tools == [] and read(str(seen[2].messages[-1]["content"])) is not None
+    assert [e["answer_turn"] for e in trace.events if e["type"] == "turn"] == [None, None, "empty reply"]
+
+
 async def test_past_its_retries_an_empty_reply_is_the_answer() -> None:
     model, _ = answering("", "")
     result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model, controls=[EmptyReply(retries=1)]))
     assert (result.status, result.answer, result.turns) == ("completed", "", 2)
+
+
+async def test_the_last_turn_the_cap_allows_asks_for_the_answer_from_what_was_found() -> None:
+    probe = Recorder(output="value 7")
+    model, seen = answering(reads(1), reads(2), "It is 7.")
+    options = RunOptions(model=model, controls=[LastTurn(), DigestAnswers()])
+    result = await run(new_run(QUESTION, limits=Limits(max_turns=3)), Registry([probe]), options)
+    assert (result.status, result.answer, result.turns) == ("completed", "It is 7.", 3)
+    assert seen[1].tools and seen[2].tools == [] and read(str(seen[2].messages[-1]["content"])) is not None
+    never_looked, _ = answering(reads(1))
+    ended = await run(
+        new_run(QUESTION, limits=Limits(max_turns=1)),
+        Registry([probe]),
+        RunOptions(never_looked, controls=[LastTurn()]),
+    )
+    assert ended.status == "max_turns_exceeded"  # nothing found yet: nothing to answer from
 
 
 async def test_the_first_turns_must_call_and_the_first_call_is_the_bare_tool() -> None:
@@ -253,6 +280,21 @@ async def test_read_paths_are_narrowed_to_the_files_not_read_yet(workspace: Path
     else:
         assert [read_enum(r) for r in seen] == [every, unread, every] and seen[2].extra == {}
     assert [r.tool_choice for r in seen] == ["required", "required", None]  # nothing unread: free to answer
+
+
+async def test_a_question_that_names_a_file_is_free_to_answer_once_that_file_is_read(workspace: Path) -> None:
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "notes.txt").write_text("another note\n")
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "sub/notes.txt"})),
+        calls(("b", "read_file", {"path": "notes.txt"})),
+        "It says: Remember to rotate your logs.",
+    )
+    question = "What does notes.txt say?"  # names notes.txt, not sub/notes.txt
+    await run(new_run(question), tools, RunOptions(model, controls=[UnreadPaths(look_while_unread=5)]))
+    assert [r.tool_choice for r in seen] == ["required", "required", None]
 
 
 async def test_a_write_makes_every_file_unread_again_and_the_paths_follow_the_folder(workspace: Path) -> None:
