@@ -1,4 +1,6 @@
-"""The scripted provider over loopback, through the official openai client."""
+"""The scripted provider through the official openai client: in-process (the app behind starlette's TestClient,
+a sync httpx client), and over loopback where a process is the point (a second process, the CLI's latency
+flag, shutdown)."""
 
 from __future__ import annotations
 
@@ -14,16 +16,24 @@ import httpx
 import openai
 import pytest
 from openai import OpenAI
+from starlette.testclient import TestClient
 
 from evals.servers import ServerProcess
+from serve.scripted.app import create_app
 from tests.conftest import Server
 from tests.serve.scripted_driver import TOOLS, drive, folder_tools, trajectory
 from wire.tokens import o200k
 
 
 @pytest.fixture(scope="module")
-def client(scripted: Server) -> Iterator[OpenAI]:
-    with OpenAI(base_url=scripted.base_url, api_key="unused", max_retries=0) as c:
+def http() -> Iterator[TestClient]:
+    with TestClient(create_app(), base_url="http://testserver/v1") as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def client(http: TestClient) -> Iterator[OpenAI]:
+    with OpenAI(base_url="http://testserver/v1", api_key="unused", max_retries=0, http_client=http) as c:
         yield c
 
 
@@ -257,23 +267,21 @@ def test_unknown_scenario_is_a_404_listing_the_valid_ones(client: OpenAI) -> Non
         json.dumps({"model": "plan", "messages": [{"role": "user", "content": "q"}], "temperature": "hot"}).encode(),
     ],
 )
-def test_malformed_bodies_get_a_400_with_an_openai_error(scripted: Server, body: bytes) -> None:
-    response = httpx.post(
-        f"{scripted.base_url}/chat/completions", content=body, headers={"content-type": "application/json"}
-    )
+def test_malformed_bodies_get_a_400_with_an_openai_error(http: TestClient, body: bytes) -> None:
+    response = http.post("/chat/completions", content=body, headers={"content-type": "application/json"})
     assert response.status_code == 400
     assert response.json()["error"]["type"] == "invalid_request_error" and response.json()["error"]["message"]
 
 
-def test_a_script_that_has_run_out_says_so(scripted: Server) -> None:
+def test_a_script_that_has_run_out_says_so(http: TestClient) -> None:
     messages = [{"role": "user", "content": "q"}] + [{"role": "assistant", "content": "x"}] * 3
-    response = httpx.post(f"{scripted.base_url}/chat/completions", json={"model": "plan", "messages": messages})
+    response = http.post("/chat/completions", json={"model": "plan", "messages": messages})
     assert response.status_code == 400 and response.json()["error"]["code"] == "script_exhausted"
     assert "has no reply for turn 3" in response.json()["error"]["message"]
 
 
-def test_healthz(scripted: Server) -> None:
-    assert httpx.get(f"{scripted.url}/healthz").json()["status"] == "ok"
+def test_healthz(http: TestClient) -> None:
+    assert http.get("http://testserver/healthz").json()["status"] == "ok"
 
 
 def exchange(call_id: str, name: str, result: str) -> list[Any]:
@@ -282,48 +290,48 @@ def exchange(call_id: str, name: str, result: str) -> list[Any]:
     return [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": call_id, "content": result}]
 
 
-def post(server: Server, body: Any, **headers: str) -> httpx.Response:
-    return httpx.post(f"{server.base_url}/chat/completions", json=body, headers=headers, timeout=30)
+def post(http: TestClient, body: Any, **headers: str) -> httpx.Response:
+    return http.post("/chat/completions", json=body, headers=headers)
 
 
-def test_tool_choice_is_honoured_on_the_scripts_reply(scripted: Server) -> None:
+def test_tool_choice_is_honoured_on_the_scripts_reply(http: TestClient) -> None:
     body: Any = {"model": "solve", "messages": [{"role": "user", "content": "How many files are there?"}]}
     body["tools"] = TOOLS
-    asks = post(scripted, body).json()["choices"][0]
+    asks = post(http, body).json()["choices"][0]
     assert asks["finish_reason"] == "tool_calls"
-    answer = post(scripted, {**body, "tool_choice": "none"}).json()["choices"][0]
+    answer = post(http, {**body, "tool_choice": "none"}).json()["choices"][0]
     assert answer["finish_reason"] == "stop" and "have not looked" in answer["message"]["content"]
     named = {"type": "function", "function": {"name": "list_files"}}
-    assert post(scripted, {**body, "tool_choice": named}).json()["choices"][0]["finish_reason"] == "tool_calls"
+    assert post(http, {**body, "tool_choice": named}).json()["choices"][0]["finish_reason"] == "tool_calls"
     other = {"type": "function", "function": {"name": "read_file"}}
-    refused = post(scripted, {**body, "tool_choice": other})
+    refused = post(http, {**body, "tool_choice": other})
     assert refused.status_code == 400 and refused.json()["error"]["code"] == "script_exhausted"
     text: Any = {"model": "single_read", "tools": TOOLS, "tool_choice": "required", "messages": body["messages"]}
     text["messages"] = [*body["messages"], {"role": "assistant", "content": "x"}]
-    assert post(scripted, text).json()["error"]["param"] == "tool_choice"
+    assert post(http, text).json()["error"]["param"] == "tool_choice"
 
 
-def test_stop_strings_cut_the_text(scripted: Server) -> None:
+def test_stop_strings_cut_the_text(http: TestClient) -> None:
     body: Any = {"model": "plan", "messages": [{"role": "user", "content": "q"}], "stop": ["timeout"]}
     body["messages"] += [
         *exchange("c1", "list_files", "errors.log (10 bytes)"),
         *exchange("c2", "read_file", "worker timed out"),
     ]
-    choice = post(scripted, body).json()["choices"][0]
+    choice = post(http, body).json()["choices"][0]
     assert choice["message"]["content"] == "errors.log mentions a " and choice["finish_reason"] == "stop"
 
 
-def test_what_the_script_cannot_do_is_refused_not_ignored(scripted: Server) -> None:
+def test_what_the_script_cannot_do_is_refused_not_ignored(http: TestClient) -> None:
     body: Any = {"model": "plan", "messages": [{"role": "user", "content": "q"}]}
     for extra, param in (
         ({"logprobs": True}, "logprobs"),
         ({"response_format": {"type": "json_object"}}, "response_format"),
         ({"n": 3}, "n"),
     ):
-        response = post(scripted, {**body, **extra})
+        response = post(http, {**body, **extra})
         assert response.status_code == 400 and response.json()["error"]["param"] == param
     for latency in ("99999999999999999999", "-1", "soon"):
-        response = post(scripted, body, **{"X-Scripted-Latency-Ms": latency})
+        response = post(http, body, **{"X-Scripted-Latency-Ms": latency})
         assert response.status_code == 400 and response.json()["error"]["param"] == "X-Scripted-Latency-Ms"
 
 
@@ -338,11 +346,11 @@ def test_structured_answers_fit_the_schema(client: OpenAI) -> None:
     assert json.loads(reply.choices[0].message.content or "") == {"city": "Where?", "n": 2}
 
 
-def test_a_listing_with_impossible_sizes_is_no_crash(scripted: Server) -> None:
+def test_a_listing_with_impossible_sizes_is_no_crash(http: TestClient) -> None:
     listing = json.dumps([{"name": "a.log", "size": 1e308 * 10}, {"name": "b.log", "size": 5}])
     body: Any = {"model": "solve", "messages": [{"role": "user", "content": "Which file is the largest?"}]}
     body["messages"] += exchange("c1", "list_files", listing.replace("Infinity", "1e999"))
-    response = post(scripted, body)
+    response = post(http, body)
     assert response.status_code == 200 and "b.log" in response.json()["choices"][0]["message"]["content"]
 
 
