@@ -52,9 +52,14 @@ eval: install
 experiments: install
 	$(PY) -m evals.experiments --out docs/results/experiments.md $(EXPERIMENT_ARGS)
 
-# every suite on the scripted provider and both Qwen coders, and the controls table: docs/results/
+# docs/results/: every file there, each headed by the command and git revision that wrote it (about two hours
+# on 2 cores; the llama-server side by side only with LLAMA_SERVER set to its binary)
 report: install
-	$(PY) -m evals controls --model qwen2.5-coder-1.5b-instruct --model qwen2.5-coder-0.5b-instruct --out docs/results/controls.md
+	$(PY) -m evals run --out docs/results/eval
+	$(PY) -m evals controls --no-scripted --model qwen2.5-coder-1.5b-instruct --only small --out docs/results/controls-1.5b.md
+	$(PY) -m evals controls --no-scripted --model qwen2.5-coder-0.5b-instruct --only small --out docs/results/controls-0.5b.md
+	$(PY) -m evals.agents --model qwen2.5-coder-0.5b-instruct --model qwen2.5-coder-1.5b-instruct --out docs/results/agents.md
+	if [ -n "$$LLAMA_SERVER" ]; then $(PY) -m benchmarks --only forced --model smollm2-135m-instruct --out docs/results/forced-smollm2.md; fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache results

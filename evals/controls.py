@@ -42,16 +42,6 @@ def without(profile: Profile, name: str) -> Profile:
     )
 
 
-def adding(profile: Profile, name: str, after: str, **params: ControlParameter) -> Profile:
-    specs: list[ControlSpec] = []
-    for spec in profile.controls:
-        specs.append(spec)
-        if spec.name == after:
-            specs.append(ControlSpec(name, dict(params)))
-    shown = "".join(f", {k} {v}" for k, v in params.items())
-    return replace(profile, name=f"{profile.name} with {name}{shown}", controls=tuple(specs))
-
-
 def changed(profile: Profile, name: str, **params: ControlParameter) -> Profile:
     specs = tuple(ControlSpec(s.name, {**s.params, **params}) if s.name == name else s for s in profile.controls)
     shown = ", ".join(f"{k} {v}" for k, v in params.items())
@@ -67,13 +57,9 @@ def variants() -> list[Variant]:
     ]
     rows += [Variant(f"small without {spec.name}", without(SMALL, spec.name)) for spec in SMALL.controls]
     rows += [
-        Variant("small with unread_paths", adding(SMALL, "unread_paths", after="look_first")),
-        Variant(
-            "small with unread_paths, look_while_unread 6",
-            adding(SMALL, "unread_paths", after="look_first", look_while_unread=6),
-        ),
-        Variant("small, look_first turns 2", changed(SMALL, "look_first", turns=2)),
-        Variant("small, look_first turns 4", changed(SMALL, "look_first", turns=4)),
+        Variant("small, look_while_unread 0", changed(SMALL, "unread_paths", look_while_unread=0)),
+        Variant("small, look_while_unread 12", changed(SMALL, "unread_paths", look_while_unread=12)),
+        Variant("small, look_first turns 3", changed(SMALL, "look_first", turns=3)),
     ]
     return rows
 

@@ -200,7 +200,8 @@ def chart(path: Path, results: list[TaskResult]) -> None:
     axes.set_ylabel("model latency per turn (ms, log scale)")
     axes.set_yscale("log")
     axes.set_title("Per-turn latency by provider")
-    axes.legend()
+    if axes.collections:  # no turn at all (every provider failed): no legend to draw
+        axes.legend()
     axes.grid(True, alpha=0.3)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
