@@ -26,9 +26,8 @@ lint: install
 typecheck: install
 	$(PY) -m mypy
 
-# the tests in one worker per core (pytest-xdist)
 test: lint typecheck
-	$(PY) -m pytest -q -n auto
+	$(PY) -m pytest -q
 
 # the real Qwen checks: fetches and verifies qwen2.5-coder-0.5b-instruct (0.5 GB) the first time
 test-models: install
