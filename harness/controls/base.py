@@ -131,8 +131,18 @@ def set_aside(turn: Turn, names: set[str]) -> None:
     request = turn.request
     if not request.tools or any(d["function"]["name"] not in turn.aside for d in request.tools):
         return
-    turn.request = replace(request, tools=[], tool_choice=None, parallel_tool_calls=None)
-    turn.answer = turn.answer or "nothing left to look at"
+    ask_for_answer(turn, "nothing left to look at")
+
+
+def ask_for_answer(turn: Turn, why: str) -> None:
+    """Make this turn the answer turn: no tools are offered (a reason already given stays)."""
+    turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None)
+    turn.answer = turn.answer or why
+
+
+def has_results(state: RunState) -> bool:
+    """Whether the run has a tool result to answer from."""
+    return any(m["role"] == "tool" for m in state.messages)
 
 
 def takes_nothing(definition: ToolDefinition) -> bool:

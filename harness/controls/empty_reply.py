@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from harness.controls.base import Hooks, NotYet, RunContext, Turn
+from harness.controls.base import Hooks, NotYet, RunContext, Turn, has_results
 from harness.prompts import empty_reply
 from harness.protocols import ModelReply
 
@@ -39,7 +39,7 @@ class EmptyReply(Hooks):
         empty = last["role"] == "assistant" and not last.get("tool_calls") and not (last.get("content") or "").strip()
         if not empty or turn.answer is not None or not turn.request.tools:
             return
-        if any(m["role"] == "tool" for m in run.state.messages):
+        if has_results(run.state):
             turn.answer = "empty reply"
             turn.request = replace(turn.request, tool_choice="none")
         elif turn.request.tool_choice is None:

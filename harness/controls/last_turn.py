@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.base import Hooks, RunContext, Turn, ask_for_answer, has_results
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,5 @@ class LastTurn(Hooks):
         cap = state.limits.max_turns
         if cap is None or state.turns + 1 < cap or turn.answer is not None or not turn.request.tools:
             return
-        if not any(m["role"] == "tool" for m in state.messages):
-            return
-        turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None)
-        turn.answer = "the last turn the cap allows"
+        if has_results(state):
+            ask_for_answer(turn, "the last turn the cap allows")
