@@ -139,3 +139,22 @@ async def test_a_refused_field_that_is_not_optional_is_the_error() -> None:
 
     with pytest.raises(ProviderRejected, match="bad messages"):
         await client(handler).complete(ModelRequest(REQUEST.messages, [], extra={"grammar": "g"}))
+
+
+async def test_the_model_list_is_asked_again_while_the_server_is_loading_and_none_only_when_it_cannot_be_read() -> None:
+    """`auto` controls read the model's size here: a server still starting must not make a run go on without them."""
+    answers = [httpx.ConnectError("refused"), httpx.Response(503, json={"error": {"message": "Loading model"}})]
+    card = {"id": "m", "meta": {"n_params": 494_000_000}}
+
+    def loading(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/v1/models"
+        if answers:
+            answer = answers.pop(0)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+        return httpx.Response(200, json={"object": "list", "data": [card]})
+
+    assert await client(loading).models() == [card]
+    assert await client(lambda request: httpx.Response(503)).models() is None
+    assert await client(lambda request: httpx.Response(404, text="not here")).models() is None
