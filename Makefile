@@ -26,8 +26,9 @@ lint: install
 typecheck: install
 	$(PY) -m mypy
 
+# one worker per core (pytest-xdist); the tests of the llama server share one worker and one loaded model
 test: lint typecheck
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadgroup
 
 # the real Qwen checks: fetches and verifies qwen2.5-coder-0.5b-instruct (0.5 GB) the first time
 test-models: install

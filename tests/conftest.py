@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +30,34 @@ def scripted() -> Iterator[Server]:
     server = Server("serve.scripted")
     yield server
     server.stop()
+
+
+SMOLLM2 = "smollm2-135m-instruct"
+LLAMA_GROUP = "llama"
+
+
+def llama_threads() -> str:
+    """The threads a test's llama server decodes with: the cores the other test workers leave free (a llama.cpp
+    thread that shares its core with another process waits at every step's barrier)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return str(max(1, (os.cpu_count() or 1) - (workers - 1)))
+
+
+@pytest.fixture(scope="session")
+def llama() -> Iterator[Server]:
+    """The SmolLM2 server every llama test shares (loading the model is most of a small test's time)."""
+    server = Server(
+        "serve.llama", "--model", SMOLLM2, "--threads", llama_threads(), "--ctx", "2048", "--parallel", "4", "--quiet"
+    )
+    yield server
+    server.stop()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of the llama server runs on one worker (pytest-xdist's `loadgroup`), so one server is loaded."""
+    for item in items:
+        if LLAMA_GROUP in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(LLAMA_GROUP))
 
 
 def default_files(root: Path) -> Path:

@@ -4,7 +4,7 @@ Agents SDK (Runner.run with function tools) and pydantic-ai (an agent with tools
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +16,6 @@ from tests.conftest import Server, default_files
 from tests.serve.scripted_driver import TOOLS
 
 LLAMA_MODEL = "smollm2-135m-instruct"
-
-
-@pytest.fixture(scope="module")
-def llama() -> Iterator[Server]:
-    server = Server("serve.llama", "--model", LLAMA_MODEL, "--ctx", "2048", "--parallel", "2", "--quiet")
-    yield server
-    server.stop()
 
 
 class Folder:

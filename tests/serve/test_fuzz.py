@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -108,13 +106,6 @@ def fuzz(server: Server, model: str, examples: int) -> None:
             check(server, http, payload)
 
         one()
-
-
-@pytest.fixture(scope="module")
-def llama() -> Iterator[Server]:
-    server = Server("serve.llama", "--model", "smollm2-135m-instruct", "--ctx", "1024", "--parallel", "2", "--quiet")
-    yield server
-    server.stop()
 
 
 def test_the_scripted_server_takes_anything(scripted: Server) -> None:
@@ -259,6 +250,7 @@ QUESTION_FOR_REPLAY = [{"role": "user", "content": "Name three colours."}]
 def test_grammars_schemas_seeds_and_sampling_at_their_edges_leave_the_server_as_it_was(llama: Server) -> None:
     with httpx.Client() as http:
         fresh = greedy(llama, http)
+        failed_before = http.get(f"{llama.url}/healthz").json()["failed_requests"]
 
         @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
         @given(edge_bodies())
@@ -267,7 +259,7 @@ def test_grammars_schemas_seeds_and_sampling_at_their_edges_leave_the_server_as_
 
         one()
         assert greedy(llama, http) == fresh
-        assert httpx.get(f"{llama.url}/healthz").json()["failed_requests"] == 0
+        assert http.get(f"{llama.url}/healthz").json()["failed_requests"] == failed_before
 
 
 def test_a_grammar_compiles_while_the_server_answers_others(llama: Server) -> None:
@@ -289,7 +281,7 @@ def test_a_negative_seed_is_a_400_or_a_random_seed_and_never_wedges_a_slot(llama
     base: Any = {"model": "smollm2-135m-instruct", "messages": QUESTION_FOR_REPLAY, "max_tokens": 4}
     with httpx.Client(timeout=60) as http:
         fresh = greedy(llama, http)
-        for _ in range(3):  # more than --parallel
+        for _ in range(5):  # more than --parallel
             refused = http.post(f"{llama.base_url}/chat/completions", json={**base, "seed": -(10**30)})
             assert refused.status_code == 400 and refused.json()["error"]["param"] == "seed"
             random = http.post(f"{llama.base_url}/chat/completions", json={**base, "seed": -1, "temperature": 1})

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from openai import AsyncOpenAI, OpenAI
 
 from models.registry import SMOLLM2
-from tests.conftest import Server
+from tests.conftest import Server, llama_threads
 
 MODEL = "smollm2-135m-instruct"
 READ_FILE: Any = {
@@ -43,13 +43,6 @@ QUESTION: Any = [
     {"role": "user", "content": "What does notes.txt say?"},
 ]
 LONG_SYSTEM = "You answer questions about log files. " * 30  # several prompt chunks long
-
-
-@pytest.fixture(scope="module")
-def llama() -> Iterator[Server]:
-    server = Server("serve.llama", "--model", MODEL, "--threads", "2", "--ctx", "2048", "--parallel", "4", "--quiet")
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +76,7 @@ def test_same_request_same_reply_whatever_the_cache_holds(llama: Server) -> None
     """Prompts are evaluated in aligned chunks and only whole chunks are reused, so a cached prefix changes
     nothing: the reply is the one a server with no cache at all gives."""
     uncached = Server(
-        "serve.llama", "--model", MODEL, "--threads", "2", "--ctx", "2048", "--no-prompt-cache", "--quiet"
+        "serve.llama", "--model", MODEL, "--threads", llama_threads(), "--ctx", "2048", "--no-prompt-cache", "--quiet"
     )
     try:
         for topic in ("rotation", "timeouts", "disk space"):
@@ -276,6 +269,7 @@ def test_the_harness_cli_completes_a_run_with_only_the_base_url_changed(llama: S
     workspace = default_files(tmp_path / "ws")
     args = ["run", "Read notes.txt and tell me what it says.", "--base-url", llama.base_url, "--model", MODEL]
     args += ["--workspace", str(workspace), "--state-dir", str(tmp_path / "st"), "--max-tokens", "64", "--json"]
+    args += ["--max-turns", "3"]
     done = subprocess.run(
         [sys.executable, "-m", "harness", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
