@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from evals.__main__ import main
 from evals.servers import free_port
-from tests.conftest import Server
+from tests.conftest import ROOT, Server
 
 FLEET = """model_list:
   - model_name: solve
@@ -34,7 +35,7 @@ def test_the_eval_through_a_router_reaches_both_servers_and_scores_6_of_6(
     proxy = subprocess.Popen(
         [str(shutil.which("litellm", path=os.path.dirname(os.sys.executable))), "--config", "fleet.yaml",
          "--host", "127.0.0.1", "--port", str(port)],
-        cwd=tmp_path, env={**os.environ, "LITELLM_MASTER_KEY": "sk-fleet"},
+        cwd=tmp_path, env={**os.environ, "LITELLM_MASTER_KEY": "sk-fleet", "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
@@ -54,7 +55,9 @@ def test_the_eval_through_a_router_reaches_both_servers_and_scores_6_of_6(
         summary = (tmp_path / "out" / "report.md").read_text()
         assert "6/6 right" in summary
         wrong_key = f"fleet=http://127.0.0.1:{port}/v1,model=solve,key_env=NO_SUCH_KEY_VARIABLE"
-        main(["run", "--provider", wrong_key, "--out", str(tmp_path / "out2")])
+        one_task = json.loads((ROOT / "evals" / "suites" / "default.json").read_text())
+        (tmp_path / "one.json").write_text(json.dumps({**one_task, "tasks": one_task["tasks"][:1]}))
+        main(["run", "--provider", wrong_key, "--suite", str(tmp_path / "one.json"), "--out", str(tmp_path / "out2")])
         assert "eval: fleet failed: provider answered" in capsys.readouterr().err
     finally:
         proxy.terminate()
