@@ -47,7 +47,7 @@ def llama_threads() -> str:
 def llama() -> Iterator[Server]:
     """The SmolLM2 server every llama test shares (loading the model is most of a small test's time)."""
     server = Server(
-        "serve.llama", "--model", SMOLLM2, "--threads", llama_threads(), "--ctx", "2048", "--parallel", "4", "--quiet"
+        "serve.llama", "--model", SMOLLM2, "--threads", llama_threads(), "--ctx", "1024", "--parallel", "4", "--quiet"
     )
     yield server
     server.stop()

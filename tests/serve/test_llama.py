@@ -67,7 +67,7 @@ def test_a_reply_has_usage_timings_and_the_loaded_files_facts(llama: Server, cli
     assert timings["predicted_n"] == reply.usage.completion_tokens
     health = httpx.get(f"{llama.url}/healthz").json()
     assert health["quantisation"] == "Q4_1" and health["sha256"] == SMOLLM2.file.sha256
-    assert health["size"] == SMOLLM2.file.size and health["context"] == 2048 and health["parallel"] == 4
+    assert health["size"] == SMOLLM2.file.size and health["context"] == 1024 and health["parallel"] == 4
     card = client.models.retrieve(MODEL)
     assert card.id == MODEL and (card.model_extra or {})["meta"]["sha256"] == SMOLLM2.file.sha256
 
@@ -76,7 +76,7 @@ def test_same_request_same_reply_whatever_the_cache_holds(llama: Server) -> None
     """Prompts are evaluated in aligned chunks and only whole chunks are reused, so a cached prefix changes
     nothing: the reply is the one a server with no cache at all gives."""
     uncached = Server(
-        "serve.llama", "--model", MODEL, "--threads", llama_threads(), "--ctx", "2048", "--no-prompt-cache", "--quiet"
+        "serve.llama", "--model", MODEL, "--threads", llama_threads(), "--ctx", "1024", "--no-prompt-cache", "--quiet"
     )
     try:
         for topic in ("rotation", "timeouts", "disk space"):
@@ -216,7 +216,7 @@ def test_a_prompt_longer_than_the_context_is_a_400_in_openais_words_stream_or_no
         response = httpx.post(f"{llama.base_url}/chat/completions", json={**body, "stream": stream}, timeout=60)
         error = response.json()["error"]
         assert response.status_code == 400 and error["code"] == "context_length_exceeded"
-        assert error["message"].startswith("This model's maximum context length is 2048 tokens. However, your")
+        assert error["message"].startswith("This model's maximum context length is 1024 tokens. However, your")
 
 
 def test_tokenize_detokenize_and_metrics(llama: Server) -> None:
@@ -269,7 +269,7 @@ def test_the_harness_cli_completes_a_run_with_only_the_base_url_changed(llama: S
     workspace = default_files(tmp_path / "ws")
     args = ["run", "Read notes.txt and tell me what it says.", "--base-url", llama.base_url, "--model", MODEL]
     args += ["--workspace", str(workspace), "--state-dir", str(tmp_path / "st"), "--max-tokens", "64", "--json"]
-    args += ["--max-turns", "3"]
+    args += ["--max-turns", "2"]
     done = subprocess.run(
         [sys.executable, "-m", "harness", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
@@ -327,7 +327,7 @@ def test_a_forced_call_is_a_call_that_closes_and_validates_whatever_the_schema(l
     with httpx.Client(timeout=300) as http:
 
         @settings(
-            max_examples=24,
+            max_examples=16,
             deadline=None,
             suppress_health_check=list(HealthCheck),
             database=None,
