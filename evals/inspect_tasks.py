@@ -11,6 +11,7 @@ same model: two harnesses, one model, one set of tasks. Needs the extra: `pip in
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,13 +105,13 @@ def harness_agent(suite_name: str, controls: str) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         workspace = workspace_for(suite)
+        state.store.set("workspace", str(workspace))
         profile = SMALL if controls == "small" else NO_CONTROLS
         config = RunConfig(base_url="inspect", model=str(state.model), workspace=str(workspace),
                            tools=tuple(suite.tools), controls=profile)  # fmt: skip
         run = start(state.input_text, config, limits=Limits(max_turns=MAX_TURNS))
         run = await run_to_end(run, MemoryTrace(), model=InspectModel())
         state.output.completion = run.answer or ""
-        state.store.set("workspace", str(workspace))
         state.store.set("read", sorted(read_paths(run)))
         verdict = judge(check_of(suite, state), truth_for(check_of(suite, state), workspace), run.answer,
                         set(files_of(workspace)), read_paths(run))  # fmt: skip
@@ -157,13 +158,13 @@ def react_agent(suite_name: str) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         workspace = workspace_for(suite)
+        state.store.set("workspace", str(workspace))
         config = RunConfig(base_url="inspect", model=str(state.model), workspace=str(workspace),
                            tools=tuple(suite.tools), controls=NO_CONTROLS)  # fmt: skip
         agent = react(tools=inspect_tools(tools_for(config), suite.tools), submit=False)
         state = await as_solver(agent)(state, generate)
         read = {str(c.arguments.get("path")) for m in state.messages if m.role == "assistant"
                 for c in m.tool_calls or [] if c.function == "read_file"}  # fmt: skip
-        state.store.set("workspace", str(workspace))
         state.store.set("read", sorted(read))
         return state
 
@@ -205,4 +206,11 @@ def file_tasks(suite: str = "default", agent: str = "harness", controls: str = "
     loaded = load_suite(SUITES / f"{suite}.json")
     samples = [Sample(input=t.prompt, id=t.id, target=t.id) for t in loaded.tasks]
     chosen = harness_agent(suite, controls) if agent == "harness" else react_agent(suite)
-    return Task(dataset=samples, solver=chosen, scorer=ground_truth(suite), name=f"{suite}-{agent}")
+    return Task(dataset=samples, solver=chosen, scorer=ground_truth(suite), name=f"{suite}-{agent}", cleanup=removed)
+
+
+async def removed(state: TaskState) -> None:
+    """A sample's folder, once it has been scored (Inspect calls this after the scorer, and after a failure)."""
+    workspace = state.store.get("workspace")
+    if workspace:
+        shutil.rmtree(Path(workspace).parent, ignore_errors=True)

@@ -28,6 +28,7 @@ def test_both_agents_score_6_of_6_on_the_scripted_solver_with_every_request_in_i
         models = [e for e in sample.events if e.event == "model"]
         assert len(models) >= 2  # the listing and the answer at least: every request went through Inspect
         assert any(e.output.message.tool_calls for e in models)
+        assert not Path(sample.store["workspace"]).exists()  # each sample's folder is removed once scored
 
 
 def test_a_wrong_answer_is_scored_wrong_with_the_evals_failure_class(
