@@ -163,18 +163,24 @@ class OpenAIClient:
         """The server's model cards (`GET /models`), or None when they cannot be read: only what the server says
         about its models (their size, for `auto` controls), never needed for a run to go on. Asked again, as a
         completion is, while the server cannot be reached or answers busy: a server still loading its model
-        must not make a run go on as if it had said nothing."""
+        must not make a run go on as if it had said nothing. A server that takes the request and then says
+        nothing is not asked again."""
         response: httpx.Response | None = None
         for attempt in range(self.max_retries + 1):
             try:
                 response = await self._http.get("/models", timeout=10.0)
+            except httpx.TimeoutException:
+                return None
             except httpx.TransportError:
                 response = None
             if response is not None and response.status_code not in RETRYABLE:
                 break
             if attempt < self.max_retries:
-                wait = exponential(attempt, self.backoff_s)
-                await asyncio.sleep(retry_after(response, attempt, self.backoff_s) if response is not None else wait)
+                await asyncio.sleep(
+                    exponential(attempt, self.backoff_s)
+                    if response is None
+                    else retry_after(response, attempt, self.backoff_s)
+                )
         try:
             data = response.json().get("data") if response is not None and response.status_code == 200 else None
         except (ValueError, AttributeError):

@@ -158,3 +158,10 @@ async def test_the_model_list_is_asked_again_while_the_server_is_loading_and_non
     assert await client(loading).models() == [card]
     assert await client(lambda request: httpx.Response(503)).models() is None
     assert await client(lambda request: httpx.Response(404, text="not here")).models() is None
+    asked: list[str] = []
+
+    def hangs(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        raise httpx.ReadTimeout("no reply", request=request)
+
+    assert await client(hangs).models() is None and len(asked) == 1  # a peer that hangs is not waited on again
