@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evals.servers import ServerProcess
+from models.registry import SMOLLM2
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,8 +33,7 @@ def scripted() -> Iterator[Server]:
     server.stop()
 
 
-SMOLLM2 = "smollm2-135m-instruct"
-LLAMA_GROUP = "llama"
+LLAMA_GROUP = "llama"  # the xdist group of every test that takes the `llama` fixture
 
 
 def llama_threads() -> str:
@@ -46,9 +46,8 @@ def llama_threads() -> str:
 @pytest.fixture(scope="session")
 def llama() -> Iterator[Server]:
     """The SmolLM2 server every llama test shares (loading the model is most of a small test's time)."""
-    server = Server(
-        "serve.llama", "--model", SMOLLM2, "--threads", llama_threads(), "--ctx", "1024", "--parallel", "4", "--quiet"
-    )
+    flags = ["--threads", llama_threads(), "--ctx", "1024", "--parallel", "4", "--quiet"]
+    server = Server("serve.llama", "--model", SMOLLM2.name, *flags)
     yield server
     server.stop()
 
@@ -56,7 +55,7 @@ def llama() -> Iterator[Server]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test of the llama server runs on one worker (pytest-xdist's `loadgroup`), so one server is loaded."""
     for item in items:
-        if LLAMA_GROUP in getattr(item, "fixturenames", ()):
+        if "llama" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group(LLAMA_GROUP))
 
 
