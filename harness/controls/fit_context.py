@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
@@ -25,13 +25,19 @@ def cut(message: Message, lines: int) -> Message:
     return {**message, "content": trimmed(str(message["content"]), lines)}
 
 
+def line_count(message: Message) -> int:
+    return len(str(message.get("content") or "").splitlines()) if message["role"] == "tool" else 0
+
+
 @dataclass
 class Calibration:
     estimated: int = 0  # the harness's count of the last request it sent
     counted: int = 0  # the server's count of the same request (its usage.prompt_tokens)
+    cuts: dict[str, int] = field(default_factory=dict)  # tool_call_id -> the lines its result was cut to
 
 
 CALIBRATED_MARGIN = 0.95  # the harness's count scaled to the server's; what is new since may count otherwise
+HEADROOM = 0.8  # a cut leaves this share of the budget used, so the turns after it fit without another
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,12 @@ class FitContext(Hooks):
     server's 400. The harness's token count is scaled to the server's: each reply says how many tokens its
     request took, and the next request is counted at the same rate (the first, with a wide margin: digits
     and markup count differently in each tokenizer). Inert when the request fits or the window is unknown;
-    an answer turn asked as a digest fits itself."""
+    an answer turn asked as a digest fits itself.
+
+    Cuts are kept: a result cut once is sent cut the same way at every later turn, and a cut goes on to
+    HEADROOM of the budget. A server's prompt cache reuses the conversation up to its first changed token,
+    so a cut that moved from turn to turn would make it read everything after an early result again at
+    every turn; kept cuts change the prompt once, and the turns after add to it."""
 
     name: ClassVar[str] = "fit_context"
     context: int = 0
@@ -58,19 +69,22 @@ class FitContext(Hooks):
         if memory.estimated and memory.counted:
             scale, budget = memory.counted / memory.estimated, int(room * CALIBRATED_MARGIN)
         definitions: Message = {"role": "system", "content": json.dumps(list(request.tools))}
-        messages = list(request.messages)
+        sent, cuts = list(request.messages), dict(memory.cuts)
+        ids = [str(m.get("tool_call_id")) for m in sent]
+        lengths = [min(line_count(m), cuts.get(i, line_count(m))) for m, i in zip(sent, ids, strict=True)]
+        messages = [cut(m, cuts[i]) if i in cuts else m for m, i in zip(sent, ids, strict=True)]
         costs = [cost(run, m) for m in [*messages, definitions]]
-        lengths = [len(str(m.get("content") or "").splitlines()) if m["role"] == "tool" else 0 for m in messages]
-        while sum(costs) * scale > budget:
+        goal = budget if sum(costs) * scale <= budget else int(budget * HEADROOM)
+        while sum(costs) * scale > goal:
             longest = max(range(len(messages)), key=lambda i: lengths[i], default=None)
             if longest is None or lengths[longest] <= MIN_LINES:
                 break  # nothing left to cut: the server says what does not fit
-            messages[longest] = cut(messages[longest], lengths[longest] * 2 // 3)
+            lengths[longest] = cuts[ids[longest]] = lengths[longest] * 2 // 3
+            messages[longest] = cut(sent[longest], lengths[longest])  # from the whole result: the same cut each turn
             costs[longest] = cost(run, messages[longest])
-            lengths[longest] = len(str(messages[longest].get("content") or "").splitlines())
-        if messages != list(request.messages):
+        if messages != sent:
             turn.request = replace(request, messages=messages)
-        self.keep(run, Calibration(estimated=sum(costs)))
+        self.keep(run, Calibration(estimated=sum(costs), cuts=cuts))
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
         memory = self.recall(run, Calibration)
