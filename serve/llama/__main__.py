@@ -36,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
     top.add_argument("--port", type=int, default=8000)
     top.add_argument("--threads", type=int, default=os.cpu_count() or 2, help="CPU threads (default: all cores)")
-    top.add_argument("--ctx", type=int, default=4096, help="context of each conversation in tokens (default 4096)")
+    top.add_argument("--ctx", type=int, default=8192, help="context of each conversation in tokens (default 8192)")
     top.add_argument("--parallel", type=int, default=4, help="requests decoded together (default 4)")
     top.add_argument(
         "--cache-mb", type=int, default=512, help="KV memory for conversations kept resident (default 512)"
