@@ -47,7 +47,7 @@ class EvalSettings:
     trials: int = 1
     max_turns: int = 8
     max_budget_usd: float | None = None
-    timeout_s: float | None = 300.0
+    timeout_s: float | None = 600.0
     max_tokens: int | None = 384
     concurrency: int = 1
     controls: Profile = AUTO
