@@ -21,7 +21,7 @@ from evals.runner import EvalSettings, Provider, TaskResult, aggregate, run_suit
 from evals.servers import ServerProcess
 from evals.suite import SUITES, load_suite
 from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
-from harness.controls import SMALL
+from harness.controls import SMALL, TINY
 from harness.prompts import GENERIC_SYSTEM_PROMPT, SYSTEM_PROMPT
 
 MEASURED_SUITES = ("default", "generated", "family-3", "family-7", "family-15")
@@ -51,6 +51,7 @@ def changed(profile: Profile, name: str, **params: ControlParameter) -> Profile:
 def variants() -> list[Variant]:
     rows = [
         Variant("small", SMALL),
+        Variant("tiny", TINY),
         Variant("none", NO_CONTROLS),
         Variant("none, generic system prompt", NO_CONTROLS, GENERIC_SYSTEM_PROMPT),
         Variant("small, generic system prompt", SMALL, GENERIC_SYSTEM_PROMPT),
@@ -75,7 +76,8 @@ async def measure(
         fresh = Path(tempfile.mkdtemp(dir=scratch))
         results: list[TaskResult] = await run_suite(suite, [provider], settings, fresh, lambda _: None)
         total = aggregate(results, 1)
-        rows.append({"suite": suite_name, **total, "wrong": {r.task: r.failure for r in results if not r.correct}})
+        wrong = {r.task: {"failure": r.failure, "why": r.why} for r in results if not r.correct}
+        rows.append({"suite": suite_name, **total, "wrong": wrong})
     return rows
 
 
@@ -85,6 +87,17 @@ def line(model: str, variant: str, rows: list[dict[str, Any]]) -> str:
     tools = sum(r["tool_runs"] for r in rows)
     wall = sum(r["wall_ms"] for r in rows) / 1000
     return f"| {model} | {variant} | {' | '.join(cells)} | {turns} | {tools} | {wall:,.0f} s |"
+
+
+def wrong_answers(details: list[dict[str, Any]]) -> list[str]:
+    """One line per task a variant got wrong: its suite, its failure class and what the scorer saw."""
+    lines = []
+    for row in details:
+        for suite in row["suites"]:
+            for task, wrong in suite["wrong"].items():
+                where = f"{row['model']}, {row['variant']}, {suite['suite']}, {task}"
+                lines.append(f"- {where}: {wrong['failure']} ({wrong['why'] or 'no verdict'})")
+    return lines
 
 
 async def run(
@@ -115,7 +128,9 @@ def main(
     table, details = asyncio.run(run(models, scripted, concurrency, only, suites))
     out.parent.mkdir(parents=True, exist_ok=True)
     head = [results_header("python -m evals " + " ".join(sys.argv[1:])), ""]
-    out.write_text("\n".join(head + table) + "\n", encoding="utf-8")
+    wrong = wrong_answers(details)
+    tail = ["", "## Wrong answers", "", *(wrong or ["None."])]
+    out.write_text("\n".join(head + table + tail) + "\n", encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(details, indent=2), encoding="utf-8")
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
