@@ -38,7 +38,7 @@ from evals.suite import SUITES, Check, Suite, load_suite
 from evals.suite import Task as SuiteTask
 from evals.truth import files_of, truth_for
 from harness.config import NO_CONTROLS, RunConfig
-from harness.controls import SMALL
+from harness.controls import named
 from harness.errors import ToolError
 from harness.limits import Limits
 from harness.protocols import ModelReply, ModelRequest, ToolContext
@@ -106,7 +106,7 @@ def harness_agent(suite_name: str, controls: str) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         workspace = workspace_for(suite)
         state.store.set("workspace", str(workspace))
-        profile = SMALL if controls == "small" else NO_CONTROLS
+        profile = named(controls)
         config = RunConfig(base_url="inspect", model=str(state.model), workspace=str(workspace),
                            tools=tuple(suite.tools), controls=profile)  # fmt: skip
         run = start(state.input_text, config, limits=Limits(max_turns=MAX_TURNS))

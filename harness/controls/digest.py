@@ -32,20 +32,18 @@ class DigestAnswers(Hooks):
     max_tokens): the longest results lose their middle lines first. With `focus`, the results that share
     the most words with the question come first, then the results of calls without arguments (a listing),
     and when the digest must still shrink the least related go first: a small model names the first result
-    it sees. With `related_last` too, the same order runs backwards, so the most related results stand last,
-    beside the question asked again: a model under a billion parameters names the last result it read.
+    it sees.
     """
 
     name: ClassVar[str] = "digest_answers"
     context: int = 0  # the model's context window in tokens, when the server said (0: unknown)
     focus: bool = False
-    related_last: bool = False
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
             return
         budget = self.context - (turn.request.max_tokens or 0) if self.context else None
-        messages = digest_messages(run.state, run.count, budget, self.focus, self.related_last)
+        messages = digest_messages(run.state, run.count, budget, self.focus)
         grammar = {"grammar": PROSE_GRAMMAR}
         turn.request = ModelRequest(messages, [], turn.request.max_tokens, None, None, grammar)
 
@@ -85,11 +83,7 @@ STOP_WORDS = frozenset((  # function words, and the nouns every question to a fi
 
 
 def digest_messages(
-    state: RunState,
-    count: Callable[[Message], int],
-    context: int | None = None,
-    focus: bool = False,
-    related_last: bool = False,
+    state: RunState, count: Callable[[Message], int], context: int | None = None, focus: bool = False
 ) -> list[Message]:
     """The run's system messages, then the question beside the results. Results are cut to MAX_RESULT_LINES;
     under a context budget (the run's, or the model's window) the longest lose their middle lines first,
@@ -98,7 +92,6 @@ def digest_messages(
     found = [shortened(f, MAX_RESULT_LINES) for f in findings(state.messages)]
     if focus:
         found = focused(state.question, found)
-        found = found[::-1] if related_last else found
     budgets = [b for b in (state.limits.context_tokens, int(context * CONTEXT_MARGIN) if context else None) if b]
     budget = min(budgets) if budgets else None
     while True:
@@ -113,7 +106,7 @@ def digest_messages(
             continue
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")
-        found = found[:-1] if focus and not related_last else found[1:]  # the oldest, or the least related
+        found = found[:-1] if focus else found[1:]  # focused: the least related go first; else the oldest
 
 
 def digit_tokens(message: Message) -> int:
