@@ -75,7 +75,12 @@ def parser() -> argparse.ArgumentParser:
     go.add_argument("--trials", type=int, default=1, help="repeat each task N times (pass^k when N > 1)")
     go.add_argument("--max-turns", type=int, default=8)
     go.add_argument("--max-budget-usd", type=float, default=None)
-    go.add_argument("--timeout", type=float, default=600.0, help="seconds per task run (default 600)")
+    go.add_argument(
+        "--timeout",
+        type=float,
+        default=EvalSettings.timeout_s,
+        help=f"seconds per task run ({EvalSettings.timeout_s:g})",
+    )
     go.add_argument("--max-tokens", type=int, default=384, help="cap on each model reply")
     go.add_argument("--concurrency", type=int, default=1, help="tasks run at once (default 1)")
     go.add_argument("--system", default=SYSTEM_PROMPT, help="the system prompt (default: the small-model prompt)")

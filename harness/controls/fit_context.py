@@ -71,7 +71,7 @@ class FitContext(Hooks):
         definitions: Message = {"role": "system", "content": json.dumps(list(request.tools))}
         sent, cuts = list(request.messages), dict(memory.cuts)
         ids = [str(m.get("tool_call_id")) for m in sent]
-        lengths = [min(line_count(m), cuts.get(i, line_count(m))) for m, i in zip(sent, ids, strict=True)]
+        lengths = [cuts[i] if i in cuts else line_count(m) for m, i in zip(sent, ids, strict=True)]  # a cut is shorter
         messages = [cut(m, cuts[i]) if i in cuts else m for m, i in zip(sent, ids, strict=True)]
         costs = [cost(run, m) for m in [*messages, definitions]]
         goal = budget if sum(costs) * scale <= budget else int(budget * HEADROOM)
