@@ -21,7 +21,7 @@ from evals.runner import EvalSettings, Provider, TaskResult, aggregate, run_suit
 from evals.servers import ServerProcess
 from evals.suite import SUITES, load_suite
 from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
-from harness.controls import SMALL
+from harness.controls import SMALL, TINY
 from harness.prompts import GENERIC_SYSTEM_PROMPT, SYSTEM_PROMPT
 
 MEASURED_SUITES = ("default", "generated", "family-3", "family-7", "family-15")
@@ -51,6 +51,7 @@ def changed(profile: Profile, name: str, **params: ControlParameter) -> Profile:
 def variants() -> list[Variant]:
     rows = [
         Variant("small", SMALL),
+        Variant("tiny", TINY),
         Variant("none", NO_CONTROLS),
         Variant("none, generic system prompt", NO_CONTROLS, GENERIC_SYSTEM_PROMPT),
         Variant("small, generic system prompt", SMALL, GENERIC_SYSTEM_PROMPT),

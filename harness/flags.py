@@ -13,8 +13,9 @@ def add_controls(parser: argparse.ArgumentParser) -> None:
         "--controls",
         choices=["auto", *PROFILES],
         default="auto",
-        help="the controls profile: small (for models under a few billion parameters), none (the plain loop), or "
-        "auto (the default: small when the server reports such a model, else none); the run records which ran",
+        help="the controls profile: small (for models under a few billion parameters), tiny (small, for models "
+        "under a billion), none (the plain loop), or auto (the default: tiny or small when the server reports such "
+        "a model, else none); the run records which ran",
     )
 
 

@@ -17,6 +17,10 @@ provider reads it back, so a scripted model answers a digest from the same resul
 
     Answer the question: Which file is the largest?
 
+A digest may also hold, before the closing question, the lines of the results that share words with the
+question, each after its call's arguments (`Lines that share words with the question:`); `read` checks
+them and returns the question and findings.
+
 Every line of a result is indented, and a header never is, so nothing a tool returned (a file that
 imitates this format, say) can read as a header or end a result: the reader takes only that layout.
 """
@@ -50,9 +54,13 @@ class Finding:
         return f"{self.name}({shown})"
 
 
-def write(question: str, findings: Sequence[Finding]) -> str:
+MATCHES = "\n\nLines that share words with the question:\n"
+
+
+def write(question: str, findings: Sequence[Finding], matches: Sequence[str] = ()) -> str:
     found = "\n\n".join(f"{finding.call} returned:\n{indented(finding.result)}" for finding in findings)
-    return f"{OPENING}{question}{BODY}{found}{CLOSING}{question}"
+    shown = MATCHES + indented("\n".join(matches)) if matches else ""
+    return f"{OPENING}{question}{BODY}{found}{shown}{CLOSING}{question}"
 
 
 def indented(result: str) -> str:
@@ -66,7 +74,9 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
     question, rest = text[len(OPENING) :].split(BODY, 1)
     if not rest.endswith(CLOSING + question):
         return None
-    body = rest[: -len(CLOSING + question)]
+    body = without_matches(rest[: -len(CLOSING + question)])
+    if body is None:
+        return None
     lines, at = body.split("\n") if body else [], 0
     findings: list[Finding] = []
     while at < len(lines):
@@ -86,6 +96,15 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
             return None
         findings.append(Finding(header["name"], arguments_of(header["arguments"]), "\n".join(result)))
     return question, findings
+
+
+def without_matches(body: str) -> str | None:
+    """The findings of a digest's body, its matching lines set apart (None when they are not all indented).
+    Only the writer puts the unindented line that heads them there."""
+    if MATCHES not in body:
+        return body
+    found, matches = body.rsplit(MATCHES, 1)
+    return found if all(line.startswith(INDENT) for line in matches.split("\n")) else None
 
 
 def arguments_of(shown: str) -> Mapping[str, Any] | str:

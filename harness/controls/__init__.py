@@ -5,6 +5,6 @@ its class in `profiles.CONTROLS`. The loop calls the hook points in order and kn
 """
 
 from harness.controls.base import Control, Hooks, NotYet, RunContext, Turn
-from harness.controls.profiles import PROFILES, SMALL, build, choose, named
+from harness.controls.profiles import PROFILES, SMALL, TINY, build, choose, named
 
-__all__ = ["PROFILES", "SMALL", "Control", "Hooks", "NotYet", "RunContext", "Turn", "build", "choose", "named"]
+__all__ = ["PROFILES", "SMALL", "TINY", "Control", "Hooks", "NotYet", "RunContext", "Turn", "build", "choose", "named"]

@@ -32,18 +32,21 @@ class DigestAnswers(Hooks):
     max_tokens): the longest results lose their middle lines first. With `focus`, the results that share
     the most words with the question come first, then the results of calls without arguments (a listing),
     and when the digest must still shrink the least related go first: a small model names the first result
-    it sees.
+    it sees. With `matching_lines`, up to that many lines of the results that share words with the question
+    (most shared first, each after its call's arguments, from the whole results) are written again last,
+    just before the question: a model under a billion parameters answers from what it read last.
     """
 
     name: ClassVar[str] = "digest_answers"
     context: int = 0  # the model's context window in tokens, when the server said (0: unknown)
     focus: bool = False
+    matching_lines: int = 0
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
             return
         budget = self.context - (turn.request.max_tokens or 0) if self.context else None
-        messages = digest_messages(run.state, run.count, budget, self.focus)
+        messages = digest_messages(run.state, run.count, budget, self.focus, self.matching_lines)
         grammar = {"grammar": PROSE_GRAMMAR}
         turn.request = ModelRequest(messages, [], turn.request.max_tokens, None, None, grammar)
 
@@ -83,19 +86,25 @@ STOP_WORDS = frozenset((  # function words, and the nouns every question to a fi
 
 
 def digest_messages(
-    state: RunState, count: Callable[[Message], int], context: int | None = None, focus: bool = False
+    state: RunState,
+    count: Callable[[Message], int],
+    context: int | None = None,
+    focus: bool = False,
+    matching_lines: int = 0,
 ) -> list[Message]:
     """The run's system messages, then the question beside the results. Results are cut to MAX_RESULT_LINES;
     under a context budget (the run's, or the model's window) the longest lose their middle lines first,
     and only when none can shrink further do the oldest go."""
     head = [m for m in state.messages if m["role"] == "system"]
-    found = [shortened(f, MAX_RESULT_LINES) for f in findings(state.messages)]
+    every = findings(state.messages)
+    matches = matching(state.question, every, matching_lines) if matching_lines else []
+    found = [shortened(f, MAX_RESULT_LINES) for f in every]
     if focus:
         found = focused(state.question, found)
     budgets = [b for b in (state.limits.context_tokens, int(context * CONTEXT_MARGIN) if context else None) if b]
     budget = min(budgets) if budgets else None
     while True:
-        ask: Message = {"role": "user", "content": write(state.question, found)}
+        ask: Message = {"role": "user", "content": write(state.question, found, matches)}
         used = sum(count(m) + digit_tokens(m) for m in [*head, ask])
         if budget is None or used <= budget:
             return [*head, ask]
@@ -151,3 +160,25 @@ def focused(question: str, found: list[Finding]) -> list[Finding]:
     related = sorted((f for f in found if f.arguments and shared(f)), key=shared, reverse=True)
     bare = [f for f in found if not f.arguments]
     return related + bare + [f for f in found if f.arguments and not shared(f)]
+
+
+MATCH_CHARACTERS = 200  # a longer line is shown cut to its start
+
+
+def matching(question: str, found: Sequence[Finding], most: int) -> list[str]:
+    """Up to `most` lines of the results of calls with arguments that share content words with the question,
+    most shared first (ties in the results' order), each as `arguments: line`. A listing's lines (a call
+    without arguments) are not repeated: they are names, not what a file says."""
+    asked = words(question)
+    scored: list[tuple[int, str]] = []
+    for finding in found:
+        if not finding.arguments:
+            continue
+        label = (
+            finding.arguments if isinstance(finding.arguments, str) else ", ".join(map(str, finding.arguments.values()))
+        )
+        for line in finding.result.split("\n"):
+            if (shared := len(asked & words(line))) and (text := line.strip()):
+                scored.append((shared, f"{label}: {text[:MATCH_CHARACTERS]}"))
+    ranked = sorted(range(len(scored)), key=lambda i: -scored[i][0])
+    return [scored[i][1] for i in ranked[:most]]

@@ -1,10 +1,11 @@
 """The controls by name, the profiles made of them, and how `auto` picks one from what the server says.
 
 A profile is a list of controls in the order they act. `small` is for models of a few billion parameters
-or less, measured on the Qwen2.5 coders (docs: the controls table); `none` is the plain loop, for a model
-that calls tools and answers on its own. `auto` asks the server for the model's card and takes `small`
-when it reports fewer than SMALL_BELOW parameters (llama-server and this project's server report
-`meta.n_params`), `none` otherwise.
+or less, measured on the Qwen2.5 coders (docs: the controls table); `tiny` is `small` whose answer turn
+also repeats, last, the result lines that share words with the question, for a model under a billion
+parameters; `none` is the plain loop, for a model that calls tools and answers on its own. `auto` asks the
+server for the model's card and takes `tiny` when it reports fewer than TINY_BELOW parameters, `small`
+under SMALL_BELOW (llama-server and this project's server report `meta.n_params`), `none` otherwise.
 """
 
 from __future__ import annotations
@@ -44,8 +45,17 @@ SMALL = Profile(
     ),
     why="asked for",
 )
-PROFILES = {"small": SMALL, "none": NO_CONTROLS}
+TINY = Profile(
+    "tiny",
+    tuple(
+        ControlSpec(s.name, {**s.params, "matching_lines": 12}) if s.name == "digest_answers" else s
+        for s in SMALL.controls
+    ),
+    why="asked for",
+)
+PROFILES = {"tiny": TINY, "small": SMALL, "none": NO_CONTROLS}
 SMALL_BELOW = 4_000_000_000  # parameters
+TINY_BELOW = 1_000_000_000
 
 
 def build(profile: Profile) -> list[Control]:
@@ -126,7 +136,8 @@ def fitted_profile(profile: Profile, model: str, cards: Sequence[Mapping[str, An
 
 
 def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
-    """`auto`: small for a model the server says is small, none for any other (or when it says nothing)."""
+    """`auto`: tiny or small for a model the server says is that small, none for any other (or when it says
+    nothing)."""
     if cards is None:
         return Profile("none", why="auto: the server's model list could not be read")
     card = card_for(model, cards)
@@ -134,7 +145,8 @@ def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
     if count is None:
         return Profile("none", why=f"auto: the server does not say how many parameters {model} has")
     size = f"{count / 1e9:.2f}B parameters"
-    if count < SMALL_BELOW:
-        why = f"auto: {model} has {size}, under {SMALL_BELOW / 1e9:g}B"
-        return Profile("small", fitted(SMALL.controls, facts_of(card)), why=why)
+    for profile, below in ((TINY, TINY_BELOW), (SMALL, SMALL_BELOW)):
+        if count < below:
+            why = f"auto: {model} has {size}, under {below / 1e9:g}B"
+            return Profile(profile.name, fitted(profile.controls, facts_of(card)), why=why)
     return Profile("none", why=f"auto: {model} has {size}, not under {SMALL_BELOW / 1e9:g}B")
