@@ -12,7 +12,7 @@ import pytest
 from harness.client import FunctionModel
 from harness.config import ControlSpec, Profile
 from harness.controls import SMALL, Hooks, NotYet, RunContext, Turn, build, choose
-from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages, focused
+from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages, focused, matching
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
 from harness.controls.last_turn import LastTurn
@@ -212,6 +212,31 @@ def test_a_focused_digest_puts_related_results_first_and_leaves_none_out_until_i
     assert kept is not None and kept[1][0].arguments == {"x": 1} and len(kept[1]) < 3
 
 
+def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question_each_after_its_file() -> None:
+    listing = Finding("list_files", {}, "2 files, largest first:\nworker.log (90 bytes)\napi.log (40 bytes)")
+    worker = Finding("read_file", {"path": "worker.log"}, "INFO worker started\nWARN worker slow\n" + "x " * 200)
+    api = Finding("read_file", {"path": "api.log"}, "ERROR worker 7 timed out")
+    found = [listing, worker, api]
+    question = "Which log says a worker timed out?"
+    assert matching(question, found, 12) == [
+        "api.log: ERROR worker 7 timed out",  # worker and timed: two words shared
+        "worker.log: INFO worker started",
+        "worker.log: WARN worker slow",
+    ]  # the listing's names are not repeated
+    assert matching(question, found, 1) == ["api.log: ERROR worker 7 timed out"]
+    assert matching("How many are there?", found, 12) == []
+    state = new_run(question)
+    for index, finding in enumerate(found[1:]):
+        reply = reads(index)
+        state.messages += [
+            reply,
+            {"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"], "content": finding.result},
+        ]
+    text = str(digest_messages(state, lambda m: 1, focus=True, matching_lines=1)[-1]["content"])
+    assert text.endswith("question:\n    1: ERROR worker 7 timed out\n\nAnswer the question: " + question)
+    assert "Lines that share" not in str(digest_messages(state, lambda m: 1, focus=True)[-1]["content"])
+
+
 def test_a_focused_digest_puts_a_related_result_before_the_listing_and_the_listing_before_the_rest() -> None:
     listing = Finding("list_files", {}, "3 files, largest first:\nbig.log (900 bytes)\na.log\nplan.md")
     big = Finding("read_file", {"path": "big.log"}, "disk at 40%")
@@ -232,10 +257,11 @@ def test_a_profile_builds_its_controls_and_refuses_unknown_ones() -> None:
         build(Profile("mine", (ControlSpec("look_first", {"turn": 1}),)))
 
 
-def test_auto_takes_small_for_a_model_the_server_says_is_small_and_none_otherwise() -> None:
+def test_auto_takes_tiny_or_small_for_a_model_the_server_says_is_small_and_none_otherwise() -> None:
     card = {"id": "qwen", "meta": {"n_params": 494_032_768}}
-    assert choose("qwen", [card]).name == "small" and "0.49B" in choose("qwen", [card]).why
-    assert choose("other", [card]).name == "small"  # one card: a server of one model (llama-server's ids are paths)
+    assert choose("qwen", [card]).name == "tiny" and "0.49B" in choose("qwen", [card]).why
+    assert choose("other", [card]).name == "tiny"  # one card: a server of one model (llama-server's ids are paths)
+    assert choose("qwen", [{"id": "qwen", "meta": {"n_params": 1_543_714_304}}]).name == "small"
     assert choose("qwen", [{"id": "qwen", "meta": {"n_params": 70_000_000_000}}]).name == "none"
     assert choose("solve", [{"id": "solve"}, {"id": "plan"}]).name == "none"
     assert choose("qwen", None).why == "auto: the server's model list could not be read"
