@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -31,7 +31,7 @@ from harness.tools.workspace import TEMP_PREFIX, Workspace
 from harness.tools.writes import WriteFile
 from harness.trace import JsonlTrace, read_trace
 from tests.conftest import Server
-from tests.harness.cli_support import harness, last_json, start
+from tests.harness.cli_support import harness, harness_process, last_json, start
 from tests.harness.helpers import PLAIN, Recorder, calls, script, tool_messages
 
 
@@ -304,12 +304,12 @@ def test_a_fifo_named_as_trace_commands_file_or_state_file_is_refused_not_waited
     os.mkfifo(tmp_path / "fifo")
     fifo = str(tmp_path / "fifo")
     for flags in (["--trace", fifo], ["--commands-file", fifo]):
-        done = harness(*run_args(scripted, workspace, tmp_path, *flags), timeout=20)
+        done = harness_process(*run_args(scripted, workspace, tmp_path, *flags), timeout=20)
         assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
         no_traceback(done)
     (tmp_path / "st").mkdir(exist_ok=True)
     os.mkfifo(tmp_path / "st" / "run-fifo.json")
-    shown = harness("show", "run-fifo", "--state-dir", str(tmp_path / "st"), timeout=20)
+    shown = harness_process("show", "run-fifo", "--state-dir", str(tmp_path / "st"), timeout=20)
     assert shown.returncode == 2 and "not a regular file" in shown.stderr
     no_traceback(shown)
 
@@ -339,7 +339,7 @@ def test_a_commands_file_with_wrong_types_or_no_end_is_refused(
         (tmp_path / "c.toml").write_text(body)
         done = harness(*run_args(scripted, workspace, tmp_path, "--commands-file", str(tmp_path / "c.toml")))
         assert done.returncode == 2 and words in done.stderr, done.stderr
-    endless = harness(*run_args(scripted, workspace, tmp_path, "--commands-file", "/dev/zero"), timeout=20)
+    endless = harness_process(*run_args(scripted, workspace, tmp_path, "--commands-file", "/dev/zero"), timeout=20)
     assert endless.returncode == 2 and "not a regular file" in endless.stderr
 
 
@@ -400,8 +400,18 @@ def test_sigterm_while_a_command_runs_stops_the_run_without_a_traceback(
     process = start("run", "run check", "--base-url", scripted.base_url, "--model", "command", "--workspace",
                     str(workspace), "--trusted-command", "check=sleep 30", "--tools", "run_command",
                     "--state-dir", str(tmp_path / "st"))  # fmt: skip
-    time.sleep(2.5)
+    assert process.stderr is not None
+    before = "".join(iter_until(process.stderr, "running run_command"))  # the command has started
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=30)
+    err = before + err
     assert process.returncode == 5 and "reason: terminated" in err
     assert "Traceback" not in err and "never retrieved" not in err, err
+
+
+def iter_until(stream: IO[str], marker: str) -> Iterator[str]:
+    """The lines of a process's stream up to the first holding `marker` (or to its end, if none does)."""
+    for line in stream:
+        yield line
+        if marker in line:
+            return

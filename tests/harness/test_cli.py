@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.trace import read_trace
 from tests.conftest import Server
-from tests.harness.cli_support import harness, last_json, start
+from tests.harness.cli_support import harness, harness_process, last_json, start
 
 
 def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[str]:
@@ -28,7 +28,9 @@ def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[
 def test_run_prints_the_answer_a_summary_line_and_a_json_last_line(
     scripted: Server, workspace: Path, tmp_path: Path
 ) -> None:
-    done = harness("run", "Which file mentions a timeout?", *base(scripted, workspace, tmp_path, "plan"), "--json")
+    done = harness_process(
+        "run", "Which file mentions a timeout?", *base(scripted, workspace, tmp_path, "plan"), "--json"
+    )
     assert done.returncode == 0, done.stderr
     facts = last_json(done.stdout)
     assert facts["status"] == "completed" and facts["turns"] == 3
