@@ -152,10 +152,7 @@ def focused(question: str, found: list[Finding]) -> list[Finding]:
     asked = words(question)
 
     def shared(finding: Finding) -> int:
-        arguments = (
-            finding.arguments if isinstance(finding.arguments, str) else " ".join(map(str, finding.arguments.values()))
-        )
-        return len(asked & (words(finding.result) | words(arguments)))
+        return len(asked & (words(finding.result) | words(arguments_text(finding))))
 
     related = sorted((f for f in found if f.arguments and shared(f)), key=shared, reverse=True)
     bare = [f for f in found if not f.arguments]
@@ -174,11 +171,14 @@ def matching(question: str, found: Sequence[Finding], most: int) -> list[str]:
     for finding in found:
         if not finding.arguments:
             continue
-        label = (
-            finding.arguments if isinstance(finding.arguments, str) else ", ".join(map(str, finding.arguments.values()))
-        )
+        label = arguments_text(finding)
         for line in finding.result.split("\n"):
             if (shared := len(asked & words(line))) and (text := line.strip()):
                 scored.append((shared, f"{label}: {text[:MATCH_CHARACTERS]}"))
-    ranked = sorted(range(len(scored)), key=lambda i: -scored[i][0])
-    return [scored[i][1] for i in ranked[:most]]
+    return [line for _, line in sorted(scored, key=lambda s: -s[0])[:most]]  # a stable sort: ties keep their order
+
+
+def arguments_text(finding: Finding) -> str:
+    """A call's argument values as text (`errors.log`; `a, 3`), or its arguments as sent when not an object."""
+    arguments = finding.arguments
+    return arguments if isinstance(arguments, str) else ", ".join(map(str, arguments.values()))
