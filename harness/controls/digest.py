@@ -94,7 +94,7 @@ def digest_messages(
 ) -> list[Message]:
     """The run's system messages, then the question beside the results. Results are cut to MAX_RESULT_LINES;
     under a context budget (the run's, or the model's window) the longest lose their middle lines first,
-    and only when none can shrink further do the oldest go."""
+    and only when none can shrink further do the matching lines go, then the oldest results."""
     head = [m for m in state.messages if m["role"] == "system"]
     every = findings(state.messages)
     matches = matching(state.question, every, matching_lines) if matching_lines else []
@@ -112,6 +112,9 @@ def digest_messages(
         if longest is not None and len(found[longest].result.splitlines()) > 8:
             lines = len(found[longest].result.splitlines())
             found[longest] = shortened(found[longest], lines * 2 // 3)
+            continue
+        if matches:  # repeated lines go before any result does
+            matches = []
             continue
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")

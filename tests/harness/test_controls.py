@@ -12,7 +12,14 @@ import pytest
 from harness.client import FunctionModel
 from harness.config import ControlSpec, Profile
 from harness.controls import SMALL, Hooks, NotYet, RunContext, Turn, build, choose
-from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers, digest_messages, focused, matching
+from harness.controls.digest import (
+    PROSE_GRAMMAR,
+    DigestAnswers,
+    digest_messages,
+    digit_tokens,
+    focused,
+    matching,
+)
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
 from harness.controls.last_turn import LastTurn
@@ -235,6 +242,12 @@ def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question
     text = str(digest_messages(state, lambda m: 1, focus=True, matching_lines=1)[-1]["content"])
     assert text.endswith("question:\n    1: ERROR worker 7 timed out\n\nAnswer the question: " + question)
     assert "Lines that share" not in str(digest_messages(state, lambda m: 1, focus=True)[-1]["content"])
+    # a budget that holds the results but not the repeated lines: they go, and every result stays
+    count = lambda m: len(str(m["content"]).split())  # noqa: E731
+    bare = sum(count(m) + digit_tokens(m) for m in digest_messages(state, count, focus=True))
+    fitted = replace(state, limits=Limits(context_tokens=bare))
+    kept = read(str(digest_messages(fitted, count, focus=True, matching_lines=12)[-1]["content"]))
+    assert kept is not None and len(kept[1]) == 2
 
 
 def test_a_focused_digest_puts_a_related_result_before_the_listing_and_the_listing_before_the_rest() -> None:
