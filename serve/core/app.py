@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from serve.core.backend import Backend, Finished, JobT
 from serve.core.metrics import Metrics, printable
 from serve.core.replies import completion, error_body, stream
-from serve.core.validation import MAX_BODY_DEPTH, check_request, depth
+from serve.core.validation import MAX_BODY_DEPTH, SchemaChecks, check_request, depth
 from serve.errors import APIError, InvalidRequest, PayloadTooLarge, RouteNotFound, Unavailable, UnknownModel
 from wire.types import ChatCompletionRequest, ModelList, completion_id, first_error
 
@@ -120,6 +120,7 @@ class Server(Generic[JobT]):
 
     def __init__(self, backend: Backend[JobT], limits: BodyLimits, metrics: Metrics) -> None:
         self.backend, self.limits, self.metrics = backend, limits, metrics
+        self.check_schema = SchemaChecks()
 
     def model_ids(self) -> list[str]:
         return [card.id for card in self.backend.model_cards()]
@@ -128,7 +129,7 @@ class Server(Generic[JobT]):
         body: ChatCompletionRequest = await parse_body(request, ChatCompletionRequest, self.limits.max_body_bytes)
         if body.model not in self.model_ids():
             raise UnknownModel(body.model, self.model_ids())
-        check_request(body)
+        check_request(body, self.check_schema)
         job = await self.backend.prepare(body, request.headers)
         request.state.prompt_tokens = job.prompt_tokens
         if body.stream:

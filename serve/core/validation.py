@@ -7,6 +7,7 @@ within limits on depth and size, with only local `$ref`s. Each failure is a 400 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -47,26 +48,44 @@ def refs(value: object) -> Iterator[str]:
             stack.extend(item)
 
 
-def check_schema(schema: Mapping[str, Any], where: str, param: str) -> None:
-    """A schema usable for validation and for a grammar: JSON Schema, bounded, local references only."""
-    if depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
-        raise InvalidRequest(f"{where}: the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels", param=param)
-    if len(json.dumps(schema)) > MAX_SCHEMA_BYTES:
-        raise InvalidRequest(f"{where}: the schema is larger than {MAX_SCHEMA_BYTES:,} bytes", param=param)
-    for ref in refs(schema):
-        if not ref.startswith("#"):
-            raise InvalidRequest(
-                f"{where}: $ref {ref!r} is not local; only '#/...' references are allowed", param=param
-            )
-    try:
-        Draft202012Validator.check_schema(dict(schema))
-    except SchemaError as exc:
-        raise InvalidRequest(f"{where}: not a valid JSON Schema: {exc.message}", param=param) from exc
-    except RecursionError as exc:
-        raise InvalidRequest(f"{where}: the schema refers to itself without end", param=param) from exc
+class SchemaChecks:
+    """The schema check, remembering the schemas that passed: an agent sends the same tools on every turn, and
+    checking a schema against JSON Schema's meta-schema takes milliseconds (most of a scripted reply's time).
+
+    A schema is usable for validation and for a grammar when it is JSON Schema, bounded, with local references
+    only. The memory holds the text of the last `size` schemas that passed; a failure is never remembered.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.passed: OrderedDict[str, None] = OrderedDict()
+
+    def __call__(self, schema: Mapping[str, Any], where: str, param: str) -> None:
+        if depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
+            raise InvalidRequest(f"{where}: the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels", param=param)
+        text = json.dumps(schema)
+        if len(text) > MAX_SCHEMA_BYTES:
+            raise InvalidRequest(f"{where}: the schema is larger than {MAX_SCHEMA_BYTES:,} bytes", param=param)
+        if text in self.passed:
+            self.passed.move_to_end(text)
+            return
+        for ref in refs(schema):
+            if not ref.startswith("#"):
+                raise InvalidRequest(
+                    f"{where}: $ref {ref!r} is not local; only '#/...' references are allowed", param=param
+                )
+        try:
+            Draft202012Validator.check_schema(dict(schema))
+        except SchemaError as exc:
+            raise InvalidRequest(f"{where}: not a valid JSON Schema: {exc.message}", param=param) from exc
+        except RecursionError as exc:
+            raise InvalidRequest(f"{where}: the schema refers to itself without end", param=param) from exc
+        self.passed[text] = None
+        if len(self.passed) > self.size:
+            self.passed.popitem(last=False)
 
 
-def check_tools(request: ChatCompletionRequest) -> None:
+def check_tools(request: ChatCompletionRequest, check_schema: SchemaChecks) -> None:
     tools = request.tools or []
     if len(tools) > MAX_TOOLS:
         raise InvalidRequest(f"at most {MAX_TOOLS} tools may be offered", param="tools")
@@ -99,7 +118,7 @@ def check_tool_choice(request: ChatCompletionRequest) -> None:
         raise InvalidRequest("tool_choice asks for a tool call, but no tools are offered", param="tool_choice")
 
 
-def check_tool_parameters(request: ChatCompletionRequest) -> None:
+def check_tool_parameters(request: ChatCompletionRequest, check_schema: SchemaChecks) -> None:
     for name, schema in (request.tool_parameters or {}).items():
         param = f"tool_parameters.{name}" if TOOL_NAME.match(name) else "tool_parameters"
         if name not in request.tool_names():
@@ -109,7 +128,7 @@ def check_tool_parameters(request: ChatCompletionRequest) -> None:
         check_schema(schema, f"tool_parameters for {name!r}", param)
 
 
-def check_response_format(request: ChatCompletionRequest) -> None:
+def check_response_format(request: ChatCompletionRequest, check_schema: SchemaChecks) -> None:
     form = request.response_format
     if form is None or form.type != "json_schema":
         return
@@ -118,11 +137,11 @@ def check_response_format(request: ChatCompletionRequest) -> None:
     check_schema(form.json_schema["schema"], "response_format", "response_format.json_schema.schema")
 
 
-def check_request(request: ChatCompletionRequest) -> None:
+def check_request(request: ChatCompletionRequest, check_schema: SchemaChecks) -> None:
     """Everything both servers refuse the same way."""
     if request.n not in (None, 1):
         raise InvalidRequest("n must be 1: this server returns one choice per request", param="n")
-    check_tools(request)
+    check_tools(request, check_schema)
     check_tool_choice(request)
-    check_tool_parameters(request)
-    check_response_format(request)
+    check_tool_parameters(request, check_schema)
+    check_response_format(request, check_schema)
