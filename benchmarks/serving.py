@@ -25,6 +25,7 @@ import httpx
 from evals.runner import EvalSettings, Provider, run_suite
 from evals.servers import ServerFailed, ServerProcess, free_port
 from evals.suite import DEFAULT_SUITE, load_suite
+from harness.client import tls
 from models.registry import QWEN_CODER_05, ModelSpec, model_spec
 from models.weights import locate
 
@@ -85,7 +86,8 @@ class LlamaServer:
 
     def ready(self) -> bool:
         try:
-            return httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=1).status_code == 200
+            url = f"http://127.0.0.1:{self.port}"
+            return httpx.get(f"{url}/health", timeout=1, verify=tls(url)).status_code == 200
         except httpx.HTTPError:
             return False
 

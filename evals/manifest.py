@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from evals.servers import PROJECT_ROOT
+from harness.client import tls
 
 LIBRARIES = (
     "llama-cpp-python",
@@ -75,7 +76,7 @@ def server_facts(base_url: str) -> dict[str, Any]:
     """What the server says about itself (/healthz), plus the sha256 of its model file when it is on this machine."""
     root = base_url.rstrip("/").removesuffix("/v1")
     try:
-        health: dict[str, Any] = httpx.get(f"{root}/healthz", timeout=5).json()
+        health: dict[str, Any] = httpx.get(f"{root}/healthz", timeout=5, verify=tls(root)).json()
     except (httpx.HTTPError, ValueError):
         return {}
     model_file = health.get("file")

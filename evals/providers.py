@@ -12,7 +12,7 @@ import httpx
 
 from evals.runner import Provider
 from evals.servers import ServerProcess, free_port, healthy, port_free
-from harness.client import base_url_from_env
+from harness.client import base_url_from_env, tls
 from models.choice import default_model
 
 SCRIPTED_URL = "http://127.0.0.1:8001/v1"
@@ -30,7 +30,8 @@ def first_model(base_url: str, key_env: str = "LLM_API_KEY") -> str:
     key = os.environ.get(key_env)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        return str(httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=10).json()["data"][0]["id"])
+        listed = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=10, verify=tls(base_url))
+        return str(listed.json()["data"][0]["id"])
     except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
         raise ProviderSpecError(
             f"cannot ask {base_url} which model it serves ({exc}); give one with model=NAME"

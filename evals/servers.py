@@ -14,6 +14,8 @@ from typing import IO
 
 import httpx
 
+from harness.client import tls
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -39,7 +41,7 @@ def port_free(port: int) -> bool:
 def healthy(url: str, timeout: float = 1.0) -> bool:
     """True when `url` (scheme://host:port) answers /healthz with 200."""
     try:
-        return httpx.get(f"{url.rstrip('/')}/healthz", timeout=timeout).status_code == 200
+        return httpx.get(f"{url.rstrip('/')}/healthz", timeout=timeout, verify=tls(url)).status_code == 200
     except httpx.HTTPError:
         return False
 
@@ -60,6 +62,10 @@ class ServerProcess:
     @property
     def base_url(self) -> str:
         return f"{self.url}/v1"
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
 
     def start(self, timeout: float = 180.0) -> ServerProcess:
         output = self.log.open("ab") if self.log else subprocess.DEVNULL
