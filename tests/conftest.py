@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import uvicorn
+from fastapi import FastAPI
 
 from evals.servers import ServerProcess
 from models.registry import SMOLLM2
+from serve.scripted.app import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,14 +32,45 @@ class Server(ServerProcess):
         self.start(timeout)
 
 
-@pytest.fixture(scope="session")
-def scripted() -> Iterator[Server]:
-    server = Server("serve.scripted")
+class AppServer:
+    """An app served by uvicorn on a free loopback port from a thread of the test process: a real HTTP server,
+    without a process's start-up. Tests of the server as a process (signals, its command line) use `Server`."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert self.thread.is_alive() and time.monotonic() < deadline, "the app did not start"
+            time.sleep(0.01)
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def running(self) -> bool:
+        return self.thread.is_alive() and not self.server.should_exit
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+        self.socket.close()
+
+
+def scripted_server(latency_ms: int = 0) -> Iterator[AppServer]:
+    server = AppServer(create_app(latency_ms=latency_ms))
     yield server
     server.stop()
 
 
-LLAMA_GROUP = "llama"  # the xdist group of every test that takes the `llama` fixture
+@pytest.fixture(scope="session")
+def scripted() -> Iterator[AppServer]:
+    yield from scripted_server()
 
 
 def llama_threads() -> str:
@@ -45,18 +82,11 @@ def llama_threads() -> str:
 
 @pytest.fixture(scope="session")
 def llama() -> Iterator[Server]:
-    """The SmolLM2 server every llama test shares (loading the model is most of a small test's time)."""
+    """The SmolLM2 server a test worker's llama tests share (loading the model is most of a small test's time)."""
     flags = ["--threads", llama_threads(), "--ctx", "1024", "--parallel", "4", "--quiet"]
     server = Server("serve.llama", "--model", SMOLLM2.name, *flags)
     yield server
     server.stop()
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test of the llama server runs on one worker (pytest-xdist's `loadgroup`), so one server is loaded."""
-    for item in items:
-        if "llama" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group(LLAMA_GROUP))
 
 
 def default_files(root: Path) -> Path:
@@ -70,3 +100,9 @@ def default_files(root: Path) -> Path:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return default_files(tmp_path / "ws")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `slow` start first, so the test workers finish together: pytest-xdist hands out tests in
+    collection order (make test gives each worker two at a time); a slow test left to the end runs alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # a stable sort: the rest keep their order

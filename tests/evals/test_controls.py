@@ -6,10 +6,10 @@ from pathlib import Path
 
 from evals.controls import measure, variants, wrong_answers
 from evals.runner import Provider
-from tests.conftest import Server
+from tests.conftest import AppServer
 
 
-async def test_measuring_twice_in_one_scratch_folder_gives_the_same_rows(scripted: Server, tmp_path: Path) -> None:
+async def test_measuring_twice_in_one_scratch_folder_gives_the_same_rows(scripted: AppServer, tmp_path: Path) -> None:
     # The suites name their tasks alike; a workspace built over another's files would change the rows.
     provider = Provider("scripted", scripted.base_url, "solve")
     defaults = variants()[0]
@@ -20,7 +20,7 @@ async def test_measuring_twice_in_one_scratch_folder_gives_the_same_rows(scripte
 
 
 async def test_each_wrong_answer_is_listed_with_its_task_class_and_what_the_scorer_saw(
-    scripted: Server, tmp_path: Path
+    scripted: AppServer, tmp_path: Path
 ) -> None:
     # `plan` answers every question with what errors.log says about the timeout.
     provider = Provider("scripted", scripted.base_url, "plan")

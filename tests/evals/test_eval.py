@@ -8,8 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evals.suite import SUITES
-from tests.conftest import ROOT, Server
+from tests.conftest import ROOT, AppServer
 
 FIGURES = ("correct", "turns", "tool_runs", "prompt_tokens", "completion_tokens", "cost_usd", "answer")
 
@@ -18,7 +20,10 @@ def run_eval(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "evals", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
-def test_scripted_scores_six_of_six_identically_on_every_trial_of_both_suites(scripted: Server, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_scripted_scores_six_of_six_identically_on_every_trial_of_both_suites(
+    scripted: AppServer, tmp_path: Path
+) -> None:
     outs = {}
     for suite in ("default", "generated"):
         out = tmp_path / suite
@@ -53,7 +58,7 @@ def test_scripted_scores_six_of_six_identically_on_every_trial_of_both_suites(sc
     assert answers["default"]["largest"] != answers["generated"]["largest"]
 
 
-def test_every_report_file_is_written(scripted: Server, tmp_path: Path) -> None:
+def test_every_report_file_is_written(scripted: AppServer, tmp_path: Path) -> None:
     out = tmp_path / "r"
     done = run_eval(
         "--provider",

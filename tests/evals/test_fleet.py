@@ -14,7 +14,8 @@ import pytest
 
 from evals.__main__ import main
 from evals.servers import free_port
-from tests.conftest import ROOT, Server
+from serve.scripted.app import create_app
+from tests.conftest import ROOT, AppServer
 
 FLEET = """model_list:
   - model_name: solve
@@ -26,10 +27,11 @@ general_settings: {{master_key: os.environ/LITELLM_MASTER_KEY}}
 """
 
 
+@pytest.mark.slow
 def test_the_eval_through_a_router_reaches_both_servers_and_scores_6_of_6(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first, second = Server("serve.scripted"), Server("serve.scripted")
+    first, second = AppServer(create_app()), AppServer(create_app())
     (tmp_path / "fleet.yaml").write_text(FLEET.format(a=first.base_url, b=second.base_url))
     port = free_port()
     proxy = subprocess.Popen(

@@ -30,7 +30,7 @@ from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.workspace import TEMP_PREFIX, Workspace
 from harness.tools.writes import WriteFile
 from harness.trace import JsonlTrace, read_trace
-from tests.conftest import Server
+from tests.conftest import AppServer, scripted_server
 from tests.harness.cli_support import harness, harness_process, last_json, start
 from tests.harness.helpers import PLAIN, Recorder, calls, script, tool_messages
 
@@ -138,13 +138,11 @@ def test_listing_never_follows_a_folder_swapped_for_a_link(workspace: Path, tmp_
 
 # --- paid twice ---------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def slow_provider() -> Iterator[Server]:
-    server = Server("serve.scripted", "--latency-ms", "250")
-    yield server
-    server.stop()
+def slow_provider() -> Iterator[AppServer]:
+    yield from scripted_server(latency_ms=250)
 
 
-def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
+def common(provider: AppServer, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
     return [
         *("--base-url", provider.base_url, "--model", model, "--workspace", str(workspace)),
         *("--state-dir", str(state_dir), "--run-id", run_id, "--json", "--controls", "none"),
@@ -152,7 +150,7 @@ def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_i
 
 
 def test_a_sub_agent_killed_part_way_resumes_and_every_request_is_counted_once(
-    slow_provider: Server, workspace: Path, tmp_path: Path
+    slow_provider: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     trace = tmp_path / "st" / "p.trace.jsonl"
     args = [*common(slow_provider, workspace, tmp_path / "st", "research", "p"), "--research-model", "research.child"]
@@ -180,7 +178,7 @@ def group_alive(pgid: int) -> bool:
         return False
 
 
-def test_a_command_dies_with_a_killed_harness(slow_provider: Server, workspace: Path, tmp_path: Path) -> None:
+def test_a_command_dies_with_a_killed_harness(slow_provider: AppServer, workspace: Path, tmp_path: Path) -> None:
     preset = "check=sleep 60"
     args = [*common(slow_provider, workspace, tmp_path / "st", "command", "c"), "--trusted-command", preset]
     process = start("run", "Run the check", *args)
@@ -271,7 +269,7 @@ def test_a_state_dir_that_is_a_file_and_unknown_options(workspace: Path, tmp_pat
     no_traceback(done), no_traceback(bogus)
 
 
-def test_an_existing_run_is_never_replaced(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+def test_an_existing_run_is_never_replaced(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
     args = [
         "--base-url",
         scripted.base_url,
@@ -292,14 +290,14 @@ def test_an_existing_run_is_never_replaced(scripted: Server, workspace: Path, tm
 
 
 # --- round two: files a person names, signals early, odd names ----------------------------------------------------
-def run_args(scripted: Server, workspace: Path, tmp_path: Path, *more: str) -> list[str]:
+def run_args(scripted: AppServer, workspace: Path, tmp_path: Path, *more: str) -> list[str]:
     state_dir = str(tmp_path / "st")
     return ["run", "Which file mentions a timeout?", "--base-url", scripted.base_url, "--model", "plan",
             "--workspace", str(workspace), "--state-dir", state_dir, *more]  # fmt: skip
 
 
 def test_a_fifo_named_as_trace_commands_file_or_state_file_is_refused_not_waited_on(
-    scripted: Server, workspace: Path, tmp_path: Path
+    scripted: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     os.mkfifo(tmp_path / "fifo")
     fifo = str(tmp_path / "fifo")
@@ -315,7 +313,7 @@ def test_a_fifo_named_as_trace_commands_file_or_state_file_is_refused_not_waited
 
 
 def test_a_trace_in_a_missing_folder_is_refused_and_none_is_created(
-    scripted: Server, workspace: Path, tmp_path: Path
+    scripted: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     done = harness(*run_args(scripted, workspace, tmp_path, "--trace", str(tmp_path / "no" / "such" / "t.jsonl")))
     assert done.returncode == 2 and "does not exist" in done.stderr and not (tmp_path / "no").exists()
@@ -329,7 +327,7 @@ async def test_a_trace_that_fails_to_write_or_close_never_changes_how_a_run_ends
 
 
 def test_a_commands_file_with_wrong_types_or_no_end_is_refused(
-    scripted: Server, workspace: Path, tmp_path: Path
+    scripted: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     for body, words in (
         ('[commands.c]\nargv = "echo"\n', "argv"),
@@ -344,7 +342,7 @@ def test_a_commands_file_with_wrong_types_or_no_end_is_refused(
 
 
 def test_an_empty_workspace_is_refused_not_read_as_the_current_folder(
-    scripted: Server, workspace: Path, tmp_path: Path
+    scripted: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     done = harness("run", "q", "--base-url", scripted.base_url, "--model", "plan", "--workspace", "",
                    "--state-dir", str(tmp_path / "st"))  # fmt: skip
@@ -395,7 +393,7 @@ def test_a_path_ending_in_a_slash_names_a_folder_not_the_file(workspace: Path) -
 
 
 def test_sigterm_while_a_command_runs_stops_the_run_without_a_traceback(
-    scripted: Server, workspace: Path, tmp_path: Path
+    scripted: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     process = start("run", "run check", "--base-url", scripted.base_url, "--model", "command", "--workspace",
                     str(workspace), "--trusted-command", "check=sleep 30", "--tools", "run_command",

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 from harness.trace import read_trace
-from tests.conftest import Server
+from tests.conftest import AppServer
 from tests.harness.cli_support import harness, harness_process, last_json, start
 
 
-def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[str]:
+def base(scripted: AppServer, workspace: Path, tmp_path: Path, model: str) -> list[str]:
     return [
         "--base-url",
         scripted.base_url,
@@ -26,7 +26,7 @@ def base(scripted: Server, workspace: Path, tmp_path: Path, model: str) -> list[
 
 
 def test_run_prints_the_answer_a_summary_line_and_a_json_last_line(
-    scripted: Server, workspace: Path, tmp_path: Path
+    scripted: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     done = harness_process(
         "run", "Which file mentions a timeout?", *base(scripted, workspace, tmp_path, "plan"), "--json"
@@ -45,7 +45,7 @@ def test_run_prints_the_answer_a_summary_line_and_a_json_last_line(
     assert "turns=3 tools=2" in plain.stdout and "status=completed" in plain.stdout
 
 
-def test_each_ending_has_its_exit_code(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+def test_each_ending_has_its_exit_code(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
     capped = harness("run", "go", *base(scripted, workspace, tmp_path, "runaway"), "--max-turns", "3", "--json")
     assert capped.returncode == 3 and last_json(capped.stdout)["status"] == "max_turns_exceeded"
     assert "resumable: harness resume" in capped.stderr
@@ -58,7 +58,7 @@ def test_each_ending_has_its_exit_code(scripted: Server, workspace: Path, tmp_pa
     assert unknown.returncode == 1 and "404" in last_json(unknown.stdout)["reason"]
 
 
-def test_approval_stops_and_resume_approves_or_rejects(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+def test_approval_stops_and_resume_approves_or_rejects(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
     stopped = harness(
         "run", "Clean up", *base(scripted, workspace, tmp_path, "destructive"), "--run-id", "d1", "--json"
     )
@@ -84,7 +84,7 @@ def test_approval_stops_and_resume_approves_or_rejects(scripted: Server, workspa
     assert wrong.returncode == 5 and bad.returncode == 2 and "not pending" in bad.stderr
 
 
-def test_ctrl_c_interrupts_saves_and_resume_finishes(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+def test_ctrl_c_interrupts_saves_and_resume_finishes(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
     process = start("run", "Scan", *base(scripted, workspace, tmp_path, "slow"), "--run-id", "s1", "--json")
     trace = tmp_path / "st" / "s1.trace.jsonl"
     deadline = time.monotonic() + 30
@@ -101,7 +101,7 @@ def test_ctrl_c_interrupts_saves_and_resume_finishes(scripted: Server, workspace
     assert "scanned 1200 files" in last_json(resumed.stdout)["answer"]
 
 
-def test_a_run_in_use_refuses_a_second_process(scripted: Server, workspace: Path, tmp_path: Path) -> None:
+def test_a_run_in_use_refuses_a_second_process(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
     process = start("run", "Scan", *base(scripted, workspace, tmp_path, "slow"), "--run-id", "busy")
     trace = tmp_path / "st" / "busy.trace.jsonl"
     deadline = time.monotonic() + 30

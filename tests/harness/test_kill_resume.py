@@ -17,18 +17,16 @@ from typing import Any
 import pytest
 
 from harness.trace import read_trace
-from tests.conftest import Server
+from tests.conftest import AppServer, scripted_server
 from tests.harness.cli_support import harness, last_json, start
 
 Event = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
-def slow_provider() -> Iterator[Server]:
+def slow_provider() -> Iterator[AppServer]:
     """Replies take 300 ms, so a kill can land while the harness waits for the model."""
-    server = Server("serve.scripted", "--latency-ms", "300")
-    yield server
-    server.stop()
+    yield from scripted_server(latency_ms=300)
 
 
 def kill_when(args: list[str], trace: Path, condition: Callable[[list[Event]], bool]) -> list[Event]:
@@ -54,7 +52,7 @@ def started_runs(events: list[Event]) -> list[str]:
     return [e["call_id"] for e in events if e["type"] == "tool_start"]
 
 
-def common(provider: Server, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
+def common(provider: AppServer, workspace: Path, state_dir: Path, model: str, run_id: str) -> list[str]:
     return [
         *("--base-url", provider.base_url, "--model", model, "--workspace", str(workspace)),
         *("--state-dir", str(state_dir), "--run-id", run_id, "--json", "--controls", "none"),
@@ -72,7 +70,7 @@ KILL_POINTS: dict[str, Callable[[list[Event]], bool]] = {
 
 @pytest.mark.parametrize("point", list(KILL_POINTS))
 def test_killed_plan_resumes_without_rerunning_tools_or_repaying_turns(
-    slow_provider: Server, workspace: Path, tmp_path: Path, point: str
+    slow_provider: AppServer, workspace: Path, tmp_path: Path, point: str
 ) -> None:
     baseline = last_json(
         harness(
@@ -103,7 +101,7 @@ def test_killed_plan_resumes_without_rerunning_tools_or_repaying_turns(
 
 
 def test_a_kill_during_a_write_tool_is_never_silently_rerun(
-    slow_provider: Server, workspace: Path, tmp_path: Path
+    slow_provider: AppServer, workspace: Path, tmp_path: Path
 ) -> None:
     marker = workspace / "runs.txt"
     preset = f"check=sh -c 'echo ran >> {marker}; sleep 3; echo done'"

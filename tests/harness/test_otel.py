@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from tests.conftest import Server
+from tests.conftest import AppServer
 from tests.harness.cli_support import ROOT, harness
 
 
@@ -55,7 +55,7 @@ def attributes(span: Any) -> dict[str, Any]:
 
 
 def test_a_run_sends_agent_chat_and_tool_spans_and_a_sub_agent_nests_under_its_tool(
-    scripted: Server, workspace: Path, tmp_path: Path, receiver: str, monkeypatch: pytest.MonkeyPatch
+    scripted: AppServer, workspace: Path, tmp_path: Path, receiver: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver)
     done = harness("run", "What does errors.log say?", "--base-url", scripted.base_url, "--model", "research",

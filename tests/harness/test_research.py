@@ -16,11 +16,13 @@ from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
 from harness.tools.workspace import Workspace
 from harness.trace import MemoryTrace
-from tests.conftest import Server
+from tests.conftest import AppServer
 from tests.harness.helpers import PLAIN
 
 
-def tools(scripted: Server, workspace: Path, child: str, limits: Limits, trace: MemoryTrace | None = None) -> Registry:
+def tools(
+    scripted: AppServer, workspace: Path, child: str, limits: Limits, trace: MemoryTrace | None = None
+) -> Registry:
     """The catalogue with a research child on the scripted `child` scenario (controls off: runaways run away)."""
     child_model = OpenAIClient(scripted.base_url, child)
     return catalogue(
@@ -28,7 +30,7 @@ def tools(scripted: Server, workspace: Path, child: str, limits: Limits, trace: 
     )
 
 
-async def test_the_child_answers_and_its_cost_is_accounted_separately(scripted: Server, workspace: Path) -> None:
+async def test_the_child_answers_and_its_cost_is_accounted_separately(scripted: AppServer, workspace: Path) -> None:
     trace = MemoryTrace()
     parent = new_run("What happened?", model="research")
     async with OpenAIClient(scripted.base_url, "research") as model:
@@ -45,7 +47,7 @@ async def test_the_child_answers_and_its_cost_is_accounted_separately(scripted: 
     assert [e["turn"] for e in child_events if e["type"] == "turn"] == [1, 2, 3]
 
 
-async def test_a_runaway_child_stops_at_its_own_limit_not_the_parents(scripted: Server, workspace: Path) -> None:
+async def test_a_runaway_child_stops_at_its_own_limit_not_the_parents(scripted: AppServer, workspace: Path) -> None:
     parent = new_run("What happened?", model="research", limits=Limits(max_turns=10, max_budget_usd=1.0))
     child_limits = Limits(max_turns=None, max_budget_usd=0.02)
     async with OpenAIClient(scripted.base_url, "research") as model:
@@ -62,7 +64,7 @@ async def test_a_runaway_child_stops_at_its_own_limit_not_the_parents(scripted: 
     assert result.total_cost_usd < 1.0
 
 
-async def test_one_stop_cancels_parent_and_child(scripted: Server, workspace: Path) -> None:
+async def test_one_stop_cancels_parent_and_child(scripted: AppServer, workspace: Path) -> None:
     signal = StopSignal()
     asyncio.get_running_loop().call_later(0.5, signal.set, "user pressed Stop")
     trace = MemoryTrace()

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models.registry import SMOLLM2
-from tests.conftest import Server, llama_threads
+from tests.conftest import AppServer, Server, llama_threads
 
 HOSTILE = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=12)
 TEXT = st.one_of(st.text(max_size=40), HOSTILE)  # now and then lone surrogates, controls, quotes
@@ -91,16 +91,16 @@ def encode(value: Any) -> bytes:
     return json.dumps(value).encode()  # ensure_ascii: lone surrogates travel as \ud800 escapes, as clients send them
 
 
-def check(server: Server, http: httpx.Client, payload: bytes) -> None:
+def check(server: AppServer | Server, http: httpx.Client, payload: bytes) -> None:
     response = http.post(f"{server.base_url}/chat/completions", content=payload, timeout=120)
     assert response.status_code < 500, response.text[:500]
     if response.status_code >= 400:
         assert set(response.json()["error"]) >= {"message", "type"}
-    assert server.process is not None and server.process.poll() is None, "the server died"
+    assert server.running, "the server died"
     assert http.get(f"{server.url}/health", timeout=10).status_code == 200
 
 
-def fuzz(server: Server, model: str, examples: int) -> None:
+def fuzz(server: AppServer | Server, model: str, examples: int) -> None:
     with httpx.Client() as http:
 
         @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -111,7 +111,7 @@ def fuzz(server: Server, model: str, examples: int) -> None:
         one()
 
 
-def test_the_scripted_server_takes_anything(scripted: Server) -> None:
+def test_the_scripted_server_takes_anything(scripted: AppServer) -> None:
     fuzz(scripted, "solve", examples=200)
 
 
@@ -135,7 +135,7 @@ def test_a_quoted_name_or_an_empty_enum_with_a_forced_call_is_a_400_not_a_segfau
             assert response.status_code in (200, 400), response.text
         quoted = [{"type": "function", "function": {"name": 'f"', "parameters": {"type": "object"}}}]
         assert http.post(f"{llama.base_url}/chat/completions", json={**base, "tools": quoted}).status_code == 400
-    assert llama.process is not None and llama.process.poll() is None
+    assert llama.running
 
 
 # --- grammars, schemas, seeds and sampling at their edges --------------------------------------------------
@@ -260,6 +260,7 @@ def short_window() -> Iterator[Server]:
     server.stop()
 
 
+@pytest.mark.slow
 def test_grammars_schemas_seeds_and_sampling_at_their_edges_leave_the_server_as_it_was(short_window: Server) -> None:
     with httpx.Client() as http:
         fresh = greedy(short_window, http)

@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from evals.servers import ServerProcess
 from serve.scripted.app import create_app
-from tests.conftest import Server
+from tests.conftest import AppServer, Server
 from tests.serve.scripted_driver import TOOLS, drive, folder_tools, trajectory
 from wire.tokens import o200k
 
@@ -191,7 +191,7 @@ def test_streaming_gives_chunks_with_tool_call_deltas_and_usage(client: OpenAI) 
     assert text == "I can only answer plain questions about the files in the workspace."
 
 
-def test_a_second_server_process_gives_the_same_reply(scripted: Server) -> None:
+def test_a_second_server_process_gives_the_same_reply(scripted: AppServer) -> None:
     other = Server("serve.scripted")
     try:
         listed = {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}
@@ -209,8 +209,8 @@ def test_a_second_server_process_gives_the_same_reply(scripted: Server) -> None:
         other.stop()
 
 
-def test_latency_injection_server_wide_and_per_request(scripted: Server) -> None:
-    slow = Server("serve.scripted", "--latency-ms", "300")
+def test_latency_injection_server_wide_and_per_request(scripted: AppServer) -> None:
+    slow = AppServer(create_app(latency_ms=300))
     body = {"model": "plan", "messages": [{"role": "user", "content": "q"}]}
     try:
         began = time.monotonic()
@@ -354,6 +354,7 @@ def test_a_listing_with_impossible_sizes_is_no_crash(http: TestClient) -> None:
     assert response.status_code == 200 and "b.log" in response.json()["choices"][0]["message"]["content"]
 
 
+@pytest.mark.slow
 def test_a_client_that_leaves_is_counted_apart_and_a_request_cut_at_shutdown_gets_an_openai_error(
     tmp_path: Path,
 ) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from openai import OpenAI
 
-from tests.conftest import Server
+from tests.conftest import AppServer
 from tests.serve.scripted_driver import drive, folder_tools, trajectory
 from wire.digest import Finding, write
 
@@ -35,7 +35,7 @@ def build(root: Path, files: dict[str, str]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(scripted: Server) -> Iterator[OpenAI]:
+def client(scripted: AppServer) -> Iterator[OpenAI]:
     with OpenAI(base_url=scripted.base_url, api_key="unused", max_retries=0) as c:
         yield c
 
