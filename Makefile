@@ -26,9 +26,10 @@ lint: install
 typecheck: install
 	$(PY) -m mypy
 
-# one worker per core (pytest-xdist); the tests of the llama server share one worker and one loaded model
+# one worker per core (pytest-xdist), each with its own SmolLM2 server; tests are handed out two at a time,
+# the slow ones first, so the workers finish together
 test: lint typecheck
-	$(PY) -m pytest -q -n auto --dist loadgroup
+	$(PY) -m pytest -q -n auto --dist load --maxschedchunk 2
 
 # the real Qwen checks: fetches and verifies qwen2.5-coder-0.5b-instruct (0.5 GB) the first time
 test-models: install

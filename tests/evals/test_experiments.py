@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evals.experiments.__main__ import run_all
 from evals.experiments.lab import InvariantFailed, Lab, Table, check
 from tests.conftest import ROOT
 
 
+@pytest.mark.slow
 def test_all_eleven_experiments_hold_their_invariants(tmp_path: Path) -> None:
     out = tmp_path / "experiments.md"
     done = subprocess.run(

@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from inspect_ai import eval as inspect_eval
 
-from evals.inspect_tasks import file_tasks
-from tests.conftest import Server
+from tests.conftest import AppServer
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
+
+
+def inspect_eval(model: str, log_dir: Path, **task_options: str) -> list[EvalLog]:
+    """Inspect's own eval() over the suites' tasks (imported here: Inspect takes seconds to import)."""
+    from inspect_ai import eval as inspect_eval
+
+    from evals.inspect_tasks import file_tasks
+
+    return inspect_eval(file_tasks(**task_options), model=model, log_dir=str(log_dir), display="none")
 
 
 @pytest.mark.parametrize("agent", ["harness", "react"])
 def test_both_agents_score_6_of_6_on_the_scripted_solver_with_every_request_in_inspects_log(
-    agent: str, scripted: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent: str, scripted: AppServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SCRIPTED_BASE_URL", scripted.base_url)
     monkeypatch.setenv("SCRIPTED_API_KEY", "none")
-    [log] = inspect_eval(file_tasks(agent=agent), model="openai-api/scripted/solve", log_dir=str(tmp_path),
-                         display="none")  # fmt: skip
+    [log] = inspect_eval("openai-api/scripted/solve", tmp_path, agent=agent)
     assert log.status == "success", log.error
     assert log.results is not None and log.results.scores[0].metrics["accuracy"].value == 1.0
     assert log.samples is not None and len(log.samples) == 6
@@ -32,11 +42,11 @@ def test_both_agents_score_6_of_6_on_the_scripted_solver_with_every_request_in_i
 
 
 def test_a_wrong_answer_is_scored_wrong_with_the_evals_failure_class(
-    scripted: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    scripted: AppServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SCRIPTED_BASE_URL", scripted.base_url)
     monkeypatch.setenv("SCRIPTED_API_KEY", "none")
-    [log] = inspect_eval(file_tasks(), model="openai-api/scripted/plan", log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval("openai-api/scripted/plan", tmp_path)
     assert log.samples is not None
     verdicts = {s.id: next(iter((s.scores or {}).values())) for s in log.samples}
     assert verdicts["count"].value == "I" and verdicts["count"].metadata == {"failure": "wrong_answer"}
