@@ -6,7 +6,8 @@ so a request does the same arithmetic whether its prefix was cached or not (same
 Generated tokens and a prompt's last partial chunk are evaluated again on the next turn.
 
 Choosing a sequence: requests decode in the first `working` sequences, the rest only keep conversations.
-A request whose conversation sits in a free working sequence continues there. Any other takes the lowest
+A request whose conversation sits in a free working sequence continues there (a request that shares only a
+prefix with it, a shared system prompt and tools, say, first keeps that conversation aside). Any other takes the lowest
 free working sequence, so the busy ones stay consecutive: with a non-unified KV cache llama.cpp decodes a
 run of consecutive sequences in one pass over the weights and splits anything else into more passes. A
 longer reusable prefix held elsewhere (the request's own conversation, kept aside, or a shared system
@@ -74,7 +75,10 @@ class Slots:
         holders = [s for s in self.slots if reuse and reusable[s.sequence] == reuse]
         in_place = [s for s in holders if not s.busy and s.sequence < self.working]  # free ones, by identity
         if in_place:
-            return Placement(in_place[0], reuse)
+            slot = min(in_place, key=lambda s: s.exact)  # the one that loses least (its cells past `reuse` go)
+            # a request that shares only a prefix (the system prompt and tools, say) cuts the conversation held
+            # here: it is kept aside first, so the next request that shares more still finds it
+            return Placement(slot, reuse, None, self.keeper(slot, None) if slot.exact > reuse else None)
         target = free[0]
         source = holders[0] if holders else None
         return Placement(target, reuse, source, self.keeper(target, source))

@@ -56,6 +56,18 @@ def test_a_conversation_kept_aside_comes_back_by_copy_and_nothing_is_lost() -> N
     assert plan.slot.sequence == 0 and plan.keep_in is not None  # conversation 2 is kept aside in its turn
 
 
+def test_a_request_sharing_only_a_prefix_keeps_the_longer_conversation_for_the_next_one() -> None:
+    """An agent's answer turn shares the system prompt with its task, not the tools; the next task shares both."""
+    system, tools = [1] * 4, [2] * 8
+    slots = Slots(5, CHUNK, working=4)
+    serve(slots, [*system, *tools, 3, 3, 3])  # a task's turn
+    answer_turn = slots.plan([*system, 4, 4, 4, 4, 4])
+    assert answer_turn is not None and answer_turn.reuse == 4 and answer_turn.keep_in is not None
+    serve(slots, [*system, 4, 4, 4, 4, 4])
+    next_task = slots.plan([*system, *tools, 5, 5, 5])
+    assert next_task is not None and next_task.reuse == 12  # the system prompt and the tools, not just the first
+
+
 def test_with_every_sequence_full_the_least_recently_used_conversation_is_the_one_lost() -> None:
     slots = Slots(3, CHUNK, working=1)
     for tag in (1, 2, 3):
