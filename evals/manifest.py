@@ -44,8 +44,12 @@ def git_revision() -> str | None:
         head = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10
         )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10
+        dirty = subprocess.run(  # results a command writes do not make the code that wrote them another revision
+            ["git", "status", "--porcelain", "--", ".", ":(exclude)docs/results", ":(exclude)results"],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
     except OSError:
         return None
