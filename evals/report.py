@@ -29,8 +29,8 @@ def provider_table(name: str, results: list[TaskResult], trials: int) -> list[st
             f"{mark(r)} turns={r.turns} tools={len(r.tool_runs)} wall={r.wall_ms:>9,.0f}ms  "
             f'{r.prompt:<{width}} -> "{clip(r.answer)}"{failure}'
         )
-    lines.append("TOTAL " + totals(aggregate(results, trials), trials))
-    return lines
+    total = aggregate(results, trials)
+    return [*lines, "TOTAL " + totals(total, trials), *split(total)]
 
 
 def ms(value: float | None) -> str:
@@ -51,6 +51,20 @@ def totals(total: dict[str, Any], trials: int) -> str:
     if total["harness_or_provider_errors"]:
         line += f"  harness/provider errors={total['harness_or_provider_errors']}"
     return line
+
+
+def split(total: dict[str, Any]) -> list[str]:
+    """Where the time went, when the server said: prompt reading (with its cached share), generation, the rest of
+    the model requests (HTTP, queueing, grammars), and the harness's own time (tool runs, bookkeeping)."""
+    if total["prompt_ms"] is None:
+        return []
+    read, cached = total["prompt_tokens_read"], total["prompt_tokens_cached"]
+    share = f"{cached / (read + cached):.0%}" if read + cached else "-"
+    rest = total["model_ms"] - total["prompt_ms"] - total["generation_ms"]
+    return [
+        f"time: prompt reading={ms(total['prompt_ms'])} ({read:,} tokens read, {share} from the cache) "
+        f"generation={ms(total['generation_ms'])} rest of the requests={ms(rest)} harness={ms(total['harness_ms'])}"
+    ]
 
 
 def by_provider(results: list[TaskResult]) -> dict[str, list[TaskResult]]:
@@ -177,7 +191,7 @@ def markdown(results: list[TaskResult], data: dict[str, Any], trials: int) -> st
                 f"| {r.task} | {verdict} | {r.turns} | {len(r.tool_runs)} | {ms(r.wall_ms)} | {ms(r.mean_turn_ms)} "
                 f"| {ms(r.model_ms)} | {r.prompt_tokens:,}/{r.completion_tokens:,} | {answer} | {r.why} |"
             )
-        lines += ["", "`" + totals(total, trials) + "`", ""]
+        lines += ["", "`" + totals(total, trials) + "`", *(f"`{line}`" for line in split(total)), ""]
     lines += ["## Side by side", "", "```", *comparison(results), "```", "", "![per-turn latency](latency.png)", ""]
     closing = [suite_line(data["suite"], name, rs, trials) for name, rs in by_provider(results).items()]
     lines += ["## In one line per provider", "", "```", *closing, "```", ""]

@@ -215,6 +215,21 @@ def total_cost(results: list[TaskResult]) -> float | None:
     return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
+def prompt_and_generation(results: list[TaskResult]) -> dict[str, float | int | None]:
+    """Where the model's time went, from the timings a llama.cpp-style server returns with every reply: prompt
+    reading (tokens read, tokens served from its cache) and generation. None when any turn came without them."""
+    timings = [t.server for r in results for t in r.turn_log]
+    known = [s for s in timings if s and "prompt_ms" in s and "predicted_ms" in s]
+    if not known or len(known) < len(timings):
+        return dict.fromkeys(("prompt_ms", "generation_ms", "prompt_tokens_read", "prompt_tokens_cached"))
+    return {
+        "prompt_ms": round(sum(float(s["prompt_ms"]) for s in known), 1),
+        "generation_ms": round(sum(float(s["predicted_ms"]) for s in known), 1),
+        "prompt_tokens_read": sum(int(s.get("prompt_n", 0)) for s in known),
+        "prompt_tokens_cached": sum(int(s.get("cache_n", 0)) for s in known),
+    }
+
+
 def aggregate(results: list[TaskResult], trials: int) -> dict[str, Any]:
     turn_ms = [t.latency_ms for r in results for t in r.turn_log]
     scored = [r for r in results if not r.harness_error]
@@ -234,6 +249,7 @@ def aggregate(results: list[TaskResult], trials: int) -> dict[str, Any]:
         "wall_ms": round(wall, 1),
         "model_ms": round(sum(r.model_ms for r in results), 1),
         "harness_ms": round(sum(r.harness_ms for r in results), 1),
+        **prompt_and_generation(results),
         "mean_turn_ms": round(wall / turns, 1) if turns else None,
         "turn_ms_mean": round(statistics.fmean(turn_ms), 1) if turn_ms else None,
         "turn_ms_p50": percentile(turn_ms, 0.50),
