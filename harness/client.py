@@ -45,11 +45,16 @@ def base_url_from_env(flag: str | None = None) -> str:
     return url + "/v1" if parts.path in ("", "/") else url
 
 
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
 def tls(url: str) -> ssl.SSLContext | bool:
-    """An https URL gets the system's CA store. An http one gets a context that trusts no CA: loading the store
-    takes a tenth of a second per client (one client per run), a plain-HTTP client never opens TLS, and any TLS
-    connection it did open would fail verification."""
-    return True if urlsplit(url).scheme == "https" else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    """An https URL, or any URL when a proxy is configured (the proxy may be https), gets the system's CA store.
+    A plain-HTTP URL gets a context that trusts no CA: loading the store takes a tenth of a second per client
+    (one client per run), such a client never opens TLS, and any TLS connection it did open would fail."""
+    if urlsplit(url).scheme == "https" or any(os.environ.get(name) for name in PROXY_VARIABLES):
+        return True
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def validate_reply(payload: Any) -> ModelReply:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from harness.client import OpenAIClient, base_url_from_env, tls, validate_reply
+from harness.client import PROXY_VARIABLES, OpenAIClient, base_url_from_env, tls, validate_reply
 from harness.errors import MalformedReply, ProviderRejected, ProviderUnavailable
 from harness.protocols import ModelRequest
 
@@ -115,11 +115,17 @@ def test_base_url_from_flag_env_or_default(monkeypatch: pytest.MonkeyPatch) -> N
     assert base_url_from_env("http://x/openai/v1") == "http://x/openai/v1"
 
 
-def test_https_is_verified_against_the_system_store_and_plain_http_trusts_no_certificate() -> None:
+def test_https_is_verified_against_the_system_store_and_plain_http_trusts_no_certificate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
     assert tls("https://api.example.com/v1") is True  # httpx's default: the CA store, hostnames checked
     plain = tls("http://127.0.0.1:8000/v1")
     assert isinstance(plain, ssl.SSLContext) and plain.verify_mode == ssl.CERT_REQUIRED and plain.check_hostname
     assert plain.cert_store_stats()["x509_ca"] == 0
+    monkeypatch.setenv("HTTP_PROXY", "https://proxy.example.com:443")  # the hop to an https proxy is verified
+    assert tls("http://127.0.0.1:8000/v1") is True
 
 
 async def test_an_optional_field_the_server_refuses_is_dropped_and_never_sent_again() -> None:
