@@ -67,9 +67,17 @@ def shapes(engine: Engine) -> list[str]:
     for size in (1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48):
         logits = read(engine, tokens, 1, [CHUNK] * (whole // CHUNK) + [size, rest - size])
         (same if np.array_equal(logits, reference) else differ).append(str(size))
+    lowest = []  # the whole prompt in calls of at least N rows (the remainder in the first call), any offset
+    for size in (1, 2, 3, 4, 6, 8, 12, 16, 32):
+        calls, extra = divmod(len(tokens), size)
+        if np.array_equal(read(engine, tokens, 1, [size + extra] + [size] * (calls - 1)), reference):
+            lowest.append(str(size))
     return [
         f"  a prompt's last {rest} tokens read as two calls, N and {rest} - N, against the one call the server makes:",
         f"  bit-identical for N = {', '.join(same) or '-'}; different for N = {', '.join(differ) or '-'}",
+        f"  the whole {len(tokens)}-token prompt in calls of at least N rows, not aligned to the chunks:",
+        f"  bit-identical for N = {', '.join(lowest) or '-'} (so a cached prefix of any length could be reused "
+        "while every call keeps at least that many rows)",
     ]
 
 
