@@ -110,7 +110,8 @@ def test_a_kill_during_a_write_tool_is_never_silently_rerun(
     kill_when(
         ["run", "Run the check", *args],
         trace,
-        lambda events: any(e["type"] == "tool_start" for e in events) and marker.exists(),
+        # the command has taken effect: its line is written (the file exists a moment before, once `>>` opens it)
+        lambda events: any(e["type"] == "tool_start" for e in events) and marker.exists() and marker.read_text() != "",
     )
     resumed = harness("resume", "w", "--state-dir", str(tmp_path / "st"), "--json")
     facts = last_json(resumed.stdout)
