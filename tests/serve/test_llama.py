@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from openai import AsyncOpenAI, OpenAI
 
 from models.registry import SMOLLM2
-from tests.conftest import Server, llama_threads
+from tests.conftest import Server, default_files, llama_threads
+from tests.harness.cli_support import harness_process
 
 MODEL = "smollm2-135m-instruct"
 READ_FILE: Any = {
@@ -264,18 +265,11 @@ def test_unknown_model_and_bad_tool_choice(client: OpenAI) -> None:
 
 @pytest.mark.slow
 def test_the_harness_cli_completes_a_run_with_only_the_base_url_changed(llama: Server, tmp_path: Any) -> None:
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT, default_files
-
     workspace = default_files(tmp_path / "ws")
     args = ["run", "Read notes.txt and tell me what it says.", "--base-url", llama.base_url, "--model", MODEL]
     args += ["--workspace", str(workspace), "--state-dir", str(tmp_path / "st"), "--max-tokens", "64", "--json"]
     args += ["--max-turns", "2"]
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
+    done = harness_process(*args, timeout=600)
     facts = json.loads(done.stdout.strip().splitlines()[-1])
     assert facts["turns"] >= 1 and facts["prompt_tokens"] > 0 and facts["status"] in ("completed", "max_turns_exceeded")
 

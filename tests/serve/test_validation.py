@@ -8,6 +8,7 @@ import pytest
 
 from serve.core.validation import MAX_SCHEMA_DEPTH, SchemaChecks
 from serve.errors import InvalidRequest
+from tests.serve.test_fuzz import nested_schema
 
 GOOD: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
 BAD: dict[str, Any] = {"type": "object", "properties": {"path": {"type": 7}}}
@@ -30,11 +31,8 @@ def test_a_remembered_schema_still_passes_and_a_changed_one_is_checked_again() -
     changed = {**GOOD, "properties": {"path": {"type": "strin"}}}
     with pytest.raises(InvalidRequest, match="not a valid JSON Schema"):
         check(changed, "tool 'read'", "p")
-    nested: dict[str, Any] = {"type": "string"}
-    for _ in range(MAX_SCHEMA_DEPTH + 1):
-        nested = {"type": "object", "properties": {"a": nested}}
     with pytest.raises(InvalidRequest, match="nested deeper"):
-        check(nested, "response_format", "p")
+        check(nested_schema(MAX_SCHEMA_DEPTH + 1), "response_format", "p")
 
 
 def test_the_memory_keeps_the_most_recent_schemas_up_to_its_size() -> None:
