@@ -200,6 +200,7 @@ def peers(spec: ModelSpec, gguf: Path) -> Iterator[dict[str, Peer]]:
             "ours, no jump-forward": stack.enter_context(
                 ServerProcess("serve.llama", *common, "--quiet", "--no-jump-forward")
             ),
+            "ours, throughput": stack.enter_context(ServerProcess("serve.llama", *common, "--throughput")),
         }
         chosen = {name: Peer(name, server.base_url, spec.name) for name, server in found.items()}
         binary = os.environ.get("LLAMA_SERVER")
@@ -214,7 +215,7 @@ def main(model_name: str | None = None) -> list[str]:
     lines = [f"serving: {spec.name} ({gguf.name}), {THREADS} threads, {PARALLEL} slots of {CTX} tokens"]
     with peers(spec, gguf) as found:
         ours, peer = found["ours"], found.get("llama-server")
-        sides = [ours] + ([peer] if peer else [])
+        sides = [ours, found["ours, throughput"]] + ([peer] if peer else [])
         lines += conversations(sides)
         lines += batching(sides)
         lines += jump_forward(ours, found["ours, no jump-forward"])
@@ -238,9 +239,12 @@ def conversations(sides: list[Peer]) -> list[str]:
             f"  {name:<14} wall {parts['wall']:7,.0f}  prefill {parts['prefill']:7,.0f}  decode {parts['decode']:6,.0f}"
             f"  cache moves {parts['cache']:5,.0f}  HTTP+Python {parts['other']:5,.0f}"
         )
-    if len(runs) > 1:
-        ratio = median([o["wall"] / t["wall"] for o, t in zip(runs["ours"], runs["llama-server"], strict=True)])
-        lines.append(f"  ours / llama-server wall-clock: {ratio:.2f}x")
+    theirs = runs.get("llama-server")
+    for name in [n for n in runs if theirs is not None and n != "llama-server"]:
+        pairs = list(zip(runs[name], theirs or [], strict=True))
+        wall = median([o["wall"] / t["wall"] for o, t in pairs])
+        prefill = median([o["prefill"] / t["prefill"] for o, t in pairs if t["prefill"]] or [float("nan")])
+        lines.append(f"  {name} / llama-server: wall-clock {wall:.2f}x, prompt reading {prefill:.2f}x")
     return lines
 
 
@@ -257,8 +261,11 @@ def batching(sides: list[Peer]) -> list[str]:
     for name, rate in rates.items():
         cells = "  ".join(f"{n}: {rate[n]:6.1f}" for n in counts)
         lines.append(f"  {name:<14} {cells}   4 vs 1: {rate[4] / rate[1]:.2f}x")
-    if "llama-server" in rates:
-        lines.append(f"  ours / llama-server at 4: {rates['ours'][4] / rates['llama-server'][4]:.2f}x")
+    theirs = rates.get("llama-server")
+    for name, rate in rates.items():
+        if theirs is not None and name != "llama-server":
+            cells = ", ".join(f"at {n}: {rate[n] / theirs[n]:.2f}x" for n in counts)
+            lines.append(f"  {name} / llama-server {cells}")
     return lines
 
 

@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     for name, results in finished:
         data = report.summary(results, settings.trials, name, asdict(settings), facts) | {"command": command}
         written += report.write_all(out / name if len(suites) > 1 else out, results, settings.trials, data)
-        print(report.console(results, settings.trials) + "\n")
+        print(report.console(results, settings.trials, facts) + "\n")
     closing = report.by_suite(finished, settings.trials)
     if len(suites) > 1:
         written.append(report.write_suites(out, closing, command))

@@ -20,8 +20,14 @@ def clip(text: str | None, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
-def provider_table(name: str, results: list[TaskResult], trials: int) -> list[str]:
-    lines = [f"== {name} ({results[0].model}) =="]
+def serving_mode(manifest: dict[str, Any], name: str) -> str:
+    """How the provider's server said it serves (/healthz `mode`), for a server that says."""
+    mode = manifest.get("providers", {}).get(name, {}).get("server", {}).get("mode")
+    return f", {mode} mode" if isinstance(mode, str) else ""
+
+
+def provider_table(name: str, results: list[TaskResult], trials: int, manifest: dict[str, Any]) -> list[str]:
+    lines = [f"== {name} ({results[0].model}{serving_mode(manifest, name)}) =="]
     width = max(len(r.prompt) for r in results)
     for r in results:
         failure = f"  [{r.failure}: {r.why}]" if r.failure else ""
@@ -131,8 +137,9 @@ def write_suites(out: Path, lines: list[str], command: str) -> Path:
     return path
 
 
-def console(results: list[TaskResult], trials: int) -> str:
-    parts = [line for name, rs in by_provider(results).items() for line in [*provider_table(name, rs, trials), ""]]
+def console(results: list[TaskResult], trials: int, manifest: dict[str, Any]) -> str:
+    tables = [provider_table(name, rs, trials, manifest) for name, rs in by_provider(results).items()]
+    parts = [line for table in tables for line in [*table, ""]]
     return "\n".join(parts + comparison(results))
 
 
@@ -179,7 +186,7 @@ def markdown(results: list[TaskResult], data: dict[str, Any], trials: int) -> st
     for name, rs in by_provider(results).items():
         total = data["providers"][name]
         lines += [
-            f"## {name} (`{rs[0].model}`)",
+            f"## {name} (`{rs[0].model}`{serving_mode(machine, name)})",
             "",
             "| task | right | turns | tool runs | wall | mean turn | model | tokens in/out | answer | why |",
         ]

@@ -1,9 +1,13 @@
 """python -m serve.llama [--model NAME | --model default] [--gguf PATH] [--host 127.0.0.1] [--port 8000]
                        [--threads N] [--ctx N] [--parallel N] [--cache-mb N] [--no-prompt-cache] [--no-jump-forward]
-                       [--grammar-timeout S]
+                       [--grammar-timeout S] [--throughput]
 
 Finds the model's GGUF (fetching and verifying it the first time), loads it in llama.cpp and serves OpenAI
 chat completions with real tool calls on loopback. `--model default` picks the main job's model and says why.
+
+By default the server is batch invariant: a request gets the same greedy reply alone, beside others, cached
+or not. `--throughput` trades that for llama.cpp's fastest kernels (repacked weights, flash attention),
+prompt and decode rows in shared calls, and prompt reuse to the token, as llama-server serves.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from serve.llama.backend import LlamaBackend, ModelFacts, Options
 from serve.llama.engine import Engine
 
 MAX_SEQUENCES = 32
+CHUNK, BATCH = 64, 512  # the batch-invariant prompt chunk; the most rows one llama_decode call takes
 
 
 def parser() -> argparse.ArgumentParser:
@@ -43,7 +48,17 @@ def parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--no-prompt-cache", action="store_true", help="evaluate every prompt in full")
     top.add_argument("--no-jump-forward", action="store_true", help="sample every token, even grammar-forced ones")
-    top.add_argument("--chunk", type=int, default=64, help="prompt chunk, aligned to absolute positions (default 64)")
+    top.add_argument(
+        "--chunk",
+        type=int,
+        help=f"prompt rows per call: aligned chunks when batch invariant (default {CHUNK}), at most this many beside "
+        f"the decode rows with --throughput (default {BATCH})",
+    )
+    top.add_argument(
+        "--throughput",
+        action="store_true",
+        help="llama.cpp's fastest kernels and shared calls; a reply may depend on what else runs",
+    )
     top.add_argument(
         "--grammar-timeout", type=float, default=5.0, help="seconds a client's grammar may take to compile (5)"
     )
@@ -76,16 +91,27 @@ def load(args: argparse.Namespace) -> LlamaBackend:
     gguf = locate(spec, args.gguf) if spec is not None else locate(model_spec("smollm2-135m-instruct"), args.gguf)
     count = args.parallel if args.no_prompt_cache else sequences(gguf, args)
     print(f"loading {name} from {gguf} ({count} sequences of {args.ctx} tokens)", file=sys.stderr, flush=True)
-    engine = Engine(gguf, context=args.ctx, threads=args.threads, sequences=count)
+    engine = Engine(
+        gguf, context=args.ctx, threads=args.threads, sequences=count, batch=BATCH, batch_invariant=not args.throughput
+    )
     facts = ModelFacts(name, str(gguf), gguf.stat().st_size, file_sha256(gguf, "hashing the model file"))
+    chunk = args.chunk or (BATCH if args.throughput else CHUNK)
     options = Options(
-        args.parallel, args.chunk, not args.no_jump_forward, not args.no_prompt_cache, args.grammar_timeout
+        args.parallel,
+        chunk,
+        not args.no_jump_forward,
+        not args.no_prompt_cache,
+        args.grammar_timeout,
+        args.throughput,
     )
     return LlamaBackend(engine, facts, options)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    top = parser()
+    args = top.parse_args(argv)
+    if args.chunk is not None and not 1 <= args.chunk <= BATCH:
+        top.error(f"--chunk must be 1 to {BATCH}")
     try:
         backend = load(args)
     except (ModelsError, EngineError) as exc:
@@ -93,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(
         f"serving {backend.facts.name} ({backend.engine.quantisation}) on http://{args.host}:{args.port}/v1 "
-        f"(context {backend.engine.context}, {backend.engine.threads} threads, {args.parallel} in parallel)",
+        f"(context {backend.engine.context}, {backend.engine.threads} threads, {args.parallel} in parallel, "
+        f"{backend.options.mode})",
         file=sys.stderr,
         flush=True,
     )

@@ -31,6 +31,11 @@ class Options:
     jump_forward: bool = True
     prompt_cache: bool = True
     compile_timeout_s: float = DEFAULT_TIMEOUT_S  # a client's grammar or schema compiles within this, or is refused
+    throughput: bool = False  # the engine must be loaded for the same mode (Engine(batch_invariant=...))
+
+    @property
+    def mode(self) -> str:
+        return "throughput" if self.throughput else "batch-invariant"
 
 
 @dataclass
@@ -70,6 +75,7 @@ class LlamaBackend:
             self.options.parallel,
             self.options.chunk,
             self.options.prompt_cache,
+            self.options.throughput,
             stack_bytes=COMPILE_STACK_BYTES,  # it compiles a tool call's grammar when a reply opens one
         )
         self.scheduler.start()
@@ -110,6 +116,7 @@ class LlamaBackend:
             **({"fault": fault} if fault is not None else {}),
             "model": self.facts.name,
             "loaded": True,
+            "mode": self.options.mode,
             **self.meta(),
             "tool_call_dialect": self.facts.dialect,
             "threads": engine.threads,

@@ -1,11 +1,17 @@
 """Continuous batching: up to `parallel` requests decode together, one llama_decode call per step.
 
-One thread owns the engine. Each step it admits waiting requests into free KV sequences, evaluates one
-aligned prompt chunk of the oldest request still reading its prompt (so a newcomer's prefill never stalls
-the others for long), evaluates each jump-forward run in a call of its own, and evaluates one token of
-every other decoding request in shared calls of at most DECODE_ROWS rows. Calls never mix prompt chunks
-with decode rows: a row's arithmetic then depends only on its own sequence, so a request's greedy reply is
-the same alone or beside others, and the same whether its prefix came from the cache or not.
+One thread owns the engine. Each step it admits waiting requests into free KV sequences and evaluates the
+next rows of every request, in one of two ways:
+
+- batch invariant (the default): one aligned prompt chunk of the oldest request still reading its prompt
+  (so a newcomer's prefill never stalls the others for long), each jump-forward run in a call of its own,
+  and one token of every other decoding request in shared calls of at most DECODE_ROWS rows. Calls never
+  mix prompt chunks with decode rows: a row's arithmetic then depends only on its own sequence, so a
+  request's greedy reply is the same alone or beside others, and the same whether its prefix came from the
+  cache or not.
+- throughput: every decoding request's rows and as much prompt as the call has room for, in one call, as
+  llama-server does; with llama.cpp's fastest kernels (see the engine) a reply may then depend on what else
+  was running.
 
 A failure is the failing request's alone: whatever goes wrong while one request is admitted, read,
 decoded or finished (in llama.cpp, in its grammar, in its sampling, or in delivering its events), that
@@ -53,6 +59,9 @@ class KVEngine(Protocol):
 
     @property
     def sequences(self) -> int: ...
+
+    @property
+    def batch_size(self) -> int: ...
 
     def decode(self, rows: Sequence[Row]) -> None: ...
 
@@ -103,12 +112,13 @@ class Scheduler:
         parallel: int,
         chunk: int,
         prompt_cache: bool = True,
+        throughput: bool = False,
         stack_bytes: int = 0,
         stall_s: float = STALL_S,
     ) -> None:
         self.engine, self.make_decoder = engine, make_decoder
-        self.parallel, self.chunk = parallel, chunk
-        self.slots = Slots(engine.sequences, chunk, reuse=prompt_cache, working=parallel)
+        self.parallel, self.chunk, self.throughput = parallel, chunk, throughput
+        self.slots = Slots(engine.sequences, chunk, reuse=prompt_cache, working=parallel, whole=throughput)
         self.waiting: deque[Ticket] = deque()
         self.active: list[Active] = []
         self.wakeup = threading.Condition()
@@ -177,17 +187,55 @@ class Scheduler:
         self.steps += 1
         self.drop_cancelled()
         self.admit()
-        reading = [a for a in self.active if a.prefilling]
-        if reading:
-            self.guarded([reading[0]], self.prefill_chunk)
+        for group in self.shared_calls() if self.throughput else self.invariant_calls():
+            self.guarded(group, self.evaluate)
+
+    def invariant_calls(self) -> list[list[Active]]:
+        """One aligned prompt chunk of the oldest request still reading, each jump-forward run alone, and single
+        tokens in calls of at most DECODE_ROWS rows: a row's arithmetic depends on its own sequence only."""
+        reading = [a for a in self.active if a.prefilling][:1]
         decoding = [a for a in self.active if not a.prefilling and a.pending]
-        for run in [a for a in decoding if len(a.pending) > 1]:
-            self.guarded([run], self.evaluate)
+        runs = [[a] for a in decoding if len(a.pending) > 1]
         # In sequence order: llama.cpp splits a batch whose sequences come out of order into several ubatches
         # (one pass over the weights each), which made a 4-row step cost 75-95 ms instead of 55 here.
         singles = sorted((a for a in decoding if len(a.pending) == 1), key=lambda a: a.slot.sequence)
-        for first in range(0, len(singles), DECODE_ROWS):
-            self.guarded(singles[first : first + DECODE_ROWS], self.evaluate)
+        size = min(DECODE_ROWS, self.engine.batch_size)
+        batches = [singles[first : first + size] for first in range(0, len(singles), size)]
+        return [reading] * bool(reading) + runs + batches
+
+    def shared_calls(self) -> list[list[Active]]:
+        """Throughput: every decoding request's rows and as much prompt as fits, in one call (llama-server's way);
+        a run too long to share the call gets calls of its own."""
+        decoding = sorted((a for a in self.active if not a.prefilling and a.pending), key=lambda a: a.slot.sequence)
+        shared: list[Active] = []
+        alone: list[list[Active]] = []
+        rows = 0
+        for active in decoding:
+            if rows + len(active.pending) <= self.engine.batch_size:
+                shared.append(active)
+                rows += len(active.pending)
+            else:
+                alone.append([active])
+        room = self.prompt_room(shared)
+        for active in (a for a in self.active if a.prefilling):
+            if room <= 0:
+                break
+            shared.append(active)
+            room -= len(active.ticket.prompt) - active.position
+        return ([shared] if shared else []) + alone
+
+    def prompt_room(self, group: Sequence[Active]) -> int:
+        """How many prompt rows a call may add to the decode rows of this group."""
+        decode_rows = sum(len(a.pending) for a in group if not a.prefilling)
+        return min(self.chunk, self.engine.batch_size - decode_rows)
+
+    def prompt_end(self, active: Active, room: int) -> int:
+        """Where this call's part of a prompt ends: the aligned chunk's end (batch invariant), or as far as the
+        call has room (throughput)."""
+        start, length = active.position, len(active.ticket.prompt)
+        if self.throughput:
+            return min(length, start + max(room, 0))
+        return min(length, (start // self.chunk + 1) * self.chunk)
 
     def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
         """Run one evaluation; if it fails, a lone request fails, and a shared call is made again one request
@@ -244,45 +292,47 @@ class Scheduler:
             self.end(active)
 
     # --- evaluation ----------------------------------------------------------------------------------
-    def prefill_chunk(self, group: list[Active]) -> None:
-        """One aligned chunk of the prompt: [k*chunk, (k+1)*chunk), or up to the prompt's end."""
-        active = group[0]
-        prompt, start = active.ticket.prompt, active.position
-        end = min(len(prompt), (start // self.chunk + 1) * self.chunk)
-        sequence = active.slot.sequence
-        rows = [Row(prompt[p], p, sequence, logits=p == len(prompt) - 1) for p in range(start, end)]
-        began = time.perf_counter()
-        self.call(rows)
-        active.prompt_ms += (time.perf_counter() - began) * 1000
-        active.slot.tokens.extend(prompt[start:end])
-        active.position = end
-        if not active.prefilling:
-            active.first_token_at = time.perf_counter()
-            self.choose(active, len(rows) - 1)
-
     def evaluate(self, group: list[Active]) -> None:
-        """The pending tokens of each request in the group, in one call; then each chooses its next token.
-        Only the call itself may raise: what happens after it is each request's own."""
+        """The next rows of each request in the group (part of its prompt, or its pending tokens) in one call;
+        then each request whose prompt is read, or that decoded, chooses its next token. Only the call itself
+        may raise: what happens after it is each request's own."""
         rows: list[Row] = []
-        last: list[int] = []
+        parts: list[tuple[Active, list[int], int | None]] = []  # (request, tokens evaluated, its logits row)
+        room = self.prompt_room(group)
         for active in group:
-            if active.position + len(active.pending) > self.engine.context:
-                active.decoder.finish = "length"
-                continue
-            for offset, token in enumerate(active.pending):
-                final = offset == len(active.pending) - 1
-                rows.append(Row(token, active.position + offset, active.slot.sequence, logits=final))
-            last.append(len(rows) - 1)
-        evaluated = [a for a in group if a.decoder.finish is None]
+            tokens, wanted = self.next_rows(active, room)
+            start, sequence = active.position, active.slot.sequence
+            room -= len(tokens) if active.prefilling else 0
+            rows += [Row(t, start + i, sequence, logits=start + i == wanted) for i, t in enumerate(tokens)]
+            if tokens:
+                parts.append((active, tokens, len(rows) - 1 if start + len(tokens) - 1 == wanted else None))
+        offset, spent = 0, 0.0
         if rows:
-            self.call(rows)
-        for active, index in zip(evaluated, last, strict=True):
-            active.slot.tokens.extend(active.pending)
-            active.position += len(active.pending)
-            self.alone(active, self.choose, index)
+            began = time.perf_counter()
+            offset = self.call(rows)
+            spent = (time.perf_counter() - began) * 1000
+        for active, tokens, index in parts:
+            reading = active.prefilling
+            active.slot.tokens.extend(tokens)
+            active.position += len(tokens)
+            if reading:
+                active.prompt_ms += spent
+                active.first_token_at = None if active.prefilling else time.perf_counter()
+            if index is not None:
+                self.alone(active, self.choose, index - offset)
         for active in group:
             if active.decoder.finish is not None and active in self.active:
                 self.end(active)
+
+    def next_rows(self, active: Active, room: int) -> tuple[list[int], int]:
+        """The tokens this call evaluates for a request, and the position whose logits it needs."""
+        start, prompt = active.position, active.ticket.prompt
+        if active.prefilling:
+            return prompt[start : self.prompt_end(active, room)], len(prompt) - 1
+        if start + len(active.pending) > self.engine.context:
+            active.decoder.finish = "length"
+            return [], -1
+        return active.pending, start + len(active.pending) - 1
 
     def alone(self, active: Active, work: Callable[[Active, int], None], row: int) -> None:
         try:
@@ -290,10 +340,15 @@ class Scheduler:
         except Exception as exc:
             self.fail(active, exc)
 
-    def call(self, rows: list[Row]) -> None:
-        self.decode_calls += 1
-        self.engine.decode(rows)
-        self.progress_at = time.monotonic()
+    def call(self, rows: list[Row]) -> int:
+        """Evaluate rows in calls of at most the engine's batch (a long jump-forward run takes several); returns
+        where the last call began, since logits are read from the last call only."""
+        first = 0
+        for first in range(0, len(rows), self.engine.batch_size):
+            self.decode_calls += 1
+            self.engine.decode(rows[first : first + self.engine.batch_size])
+            self.progress_at = time.monotonic()
+        return first
 
     def choose(self, active: Active, row: int) -> None:
         decoder = active.decoder

@@ -3,7 +3,8 @@
 Each sequence keeps the tokens its cells hold. Reuse is exact: prompts are evaluated in fixed chunks
 aligned to absolute positions, and only cells computed as whole aligned chunks of a prompt are reused,
 so a request does the same arithmetic whether its prefix was cached or not (same request, same reply).
-Generated tokens and a prompt's last partial chunk are evaluated again on the next turn.
+Generated tokens and a prompt's last partial chunk are evaluated again on the next turn. In throughput mode
+(`whole=True`) every cell is reused, to the token, generated ones too, as llama-server does.
 
 Choosing a sequence: requests decode in the first `working` sequences, the rest only keep conversations.
 A request whose conversation sits in a free working sequence continues there (a request that shares only a
@@ -39,10 +40,11 @@ class Slot:
     used: int = 0  # when it was last taken (for least-recent-use eviction)
     busy: bool = False
 
-    def reusable(self, prompt: Sequence[int], chunk: int) -> int:
-        """How many leading prompt tokens this slot can serve exactly, leaving at least one token to evaluate."""
+    def reusable(self, prompt: Sequence[int], granularity: int) -> int:
+        """How many leading prompt tokens this slot can serve, in multiples of `granularity`, leaving at least
+        one token to evaluate."""
         shared = min(common_prefix(self.tokens, prompt), self.exact, len(prompt) - 1)
-        return shared - shared % chunk
+        return shared - shared % granularity
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,12 @@ class Placement:
 
 
 class Slots:
-    def __init__(self, count: int, chunk: int, reuse: bool = True, working: int | None = None) -> None:
+    def __init__(
+        self, count: int, chunk: int, reuse: bool = True, working: int | None = None, whole: bool = False
+    ) -> None:
         self.slots = [Slot(i) for i in range(count)]
-        self.chunk, self.reuse = chunk, reuse
+        self.chunk, self.reuse, self.whole = chunk, reuse, whole
+        self.granularity = 1 if whole else chunk
         self.working = min(count, working or count)
         self.clock = 0
 
@@ -70,7 +75,7 @@ class Slots:
             return None
         if not self.reuse:
             return Placement(min(free, key=lambda s: s.used), 0)
-        reusable = {s.sequence: s.reusable(prompt, self.chunk) for s in self.slots}
+        reusable = {s.sequence: s.reusable(prompt, self.granularity) for s in self.slots}
         reuse = max(reusable.values())
         holders = [s for s in self.slots if reuse and reusable[s.sequence] == reuse]
         in_place = [s for s in holders if not s.busy and s.sequence < self.working]  # free ones, by identity
@@ -106,8 +111,10 @@ class Slots:
         return slot
 
     def release(self, slot: Slot, prompt_length: int) -> None:
-        """The slot's request is over; its prompt's whole chunks are exact, everything after them is not."""
-        slot.exact = min(len(slot.tokens), prompt_length - prompt_length % self.chunk)
+        """The slot's request is over; its prompt's whole chunks are exact, everything after them is not (in
+        throughput mode every cell counts)."""
+        whole_chunks = prompt_length - prompt_length % self.chunk
+        slot.exact = len(slot.tokens) if self.whole else min(len(slot.tokens), whole_chunks)
         slot.busy = False
 
     def forget(self, slot: Slot) -> None:

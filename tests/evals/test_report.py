@@ -36,10 +36,17 @@ def test_the_split_sums_every_turn_and_shows_the_cached_share() -> None:
         "time: prompt reading=4,300ms (400 tokens read, 62% from the cache) generation=1,350ms "
         "rest of the requests=250ms harness=70ms"
     )
-    assert line in report.console(results, 1)
+    assert line in report.console(results, 1, {})
 
 
 def test_no_split_when_any_turn_came_without_the_servers_timings() -> None:
     total = aggregate([result("a", timings(300, 0, 3000, 400), None, model_ms=3500)], 1)
     assert total["prompt_ms"] is None and report.split(total) == []
-    assert "time:" not in report.console([result("b", None)], 1)
+    assert "time:" not in report.console([result("b", None)], 1, {})
+
+
+def test_the_report_says_which_mode_the_server_ran_in() -> None:
+    results = [result("a", timings(300, 0, 3000, 400), model_ms=3500)]
+    manifest = {"providers": {"local": {"server": {"mode": "throughput"}}}}
+    assert report.console(results, 1, manifest).splitlines()[0] == "== local (m, throughput mode) =="
+    assert report.console(results, 1, {}).splitlines()[0] == "== local (m) =="

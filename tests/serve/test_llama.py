@@ -69,6 +69,7 @@ def test_a_reply_has_usage_timings_and_the_loaded_files_facts(llama: Server, cli
     health = httpx.get(f"{llama.url}/healthz").json()
     assert health["quantisation"] == "Q4_1" and health["sha256"] == SMOLLM2.file.sha256
     assert health["size"] == SMOLLM2.file.size and health["context"] == 1024 and health["parallel"] == 4
+    assert health["mode"] == "batch-invariant"
     card = client.models.retrieve(MODEL)
     assert card.id == MODEL and (card.model_extra or {})["meta"]["sha256"] == SMOLLM2.file.sha256
 
@@ -99,6 +100,27 @@ def test_a_second_turn_reuses_the_whole_chunks_of_the_first(llama: Server) -> No
     second = ask(llama, messages)
     before = first["usage"]["prompt_tokens"]
     assert second["usage"]["prompt_tokens_details"]["cached_tokens"] == before - before % 64
+
+
+@pytest.mark.slow
+async def test_throughput_mode_serves_together_and_reuses_every_cell_of_the_last_turn() -> None:
+    """llama-server's way: shared calls, fastest kernels, the cache reused to the token, the reply included."""
+    server = Server("serve.llama", "--model", MODEL, "--threads", llama_threads(), "--ctx", "1024", "--throughput",
+                    "--quiet")  # fmt: skip
+    try:
+        assert httpx.get(f"{server.url}/healthz").json()["mode"] == "throughput"
+        messages: Any = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "One word on logs."}]
+        first = ask(server, messages)
+        messages += [first["choices"][0]["message"], {"role": "user", "content": "And one word on files."}]
+        second = ask(server, messages)
+        assert second["usage"]["prompt_tokens_details"]["cached_tokens"] > first["usage"]["prompt_tokens"]
+        prompts = [f"Write one sentence about {w}." for w in ("cats", "logs", "files", "trees", "rain", "maps")]
+        async with httpx.AsyncClient(timeout=300) as http:
+            bodies = [{"model": MODEL, "messages": [{"role": "user", "content": p}], "max_tokens": 16} for p in prompts]
+            replies = await asyncio.gather(*(http.post(f"{server.base_url}/chat/completions", json=b) for b in bodies))
+        assert all(r.status_code == 200 and r.json()["usage"]["completion_tokens"] > 0 for r in replies)
+    finally:
+        server.stop()
 
 
 @pytest.mark.slow

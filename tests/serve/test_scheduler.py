@@ -39,19 +39,24 @@ class FakeEngine:
 
     context: int = 256
     sequences: int = 4
+    batch_size: int = 512
     cells: dict[int, dict[int, int]] = field(default_factory=dict)
     last: list[Row] = field(default_factory=list)
+    calls: list[list[Row]] = field(default_factory=list)
     fault: Callable[[str, Sequence[Row], FakeEngine], bool] = lambda stage, rows, engine: False
 
     def holds_mark(self, sequence: int) -> bool:
         return MARK in self.cells.get(sequence, {}).values()
 
     def decode(self, rows: Sequence[Row]) -> None:
+        if len(rows) > self.batch_size:
+            raise EngineError(f"a decode call takes 1 to {self.batch_size} rows, not {len(rows)}")
         for row in rows:  # written first: a failing call may leave cells behind, as a real one could
             self.cells.setdefault(row.sequence, {})[row.position] = row.token
         if self.fault("decode", rows, self):
             raise EngineError("llama_decode failed with status -1")
         self.last = list(rows)
+        self.calls.append(self.last)
 
     def logits(self, index: int) -> npt.NDArray[np.float32]:
         row = self.last[index]
@@ -192,8 +197,15 @@ ENGINE_FAULTS: dict[str, Callable[[], Fault]] = {  # each fails whenever met, bu
 DECODER_FAULTS = ["make", "pick", "accept", "reply"]
 
 
-def run_with_culprit(engine: FakeEngine, stage: str, expected: list[object], culprit_sink: Any = None) -> Outcome:
-    scheduler = Scheduler(engine, decoders(stage), parallel=4, chunk=CHUNK)
+@pytest.fixture(params=[False, True], ids=["batch-invariant", "throughput"])
+def throughput(request: pytest.FixtureRequest) -> bool:
+    return bool(request.param)
+
+
+def run_with_culprit(
+    engine: FakeEngine, stage: str, expected: list[object], throughput: bool, culprit_sink: Any = None
+) -> Outcome:
+    scheduler = Scheduler(engine, decoders(stage), parallel=4, chunk=CHUNK, throughput=throughput)
     culprit = submit(scheduler, CULPRIT, seed=13, sink=culprit_sink)  # first: admitted first
     others = [submit(scheduler, prompt) for prompt in PROMPTS]
     scheduler.start()
@@ -217,26 +229,30 @@ def run_with_culprit(engine: FakeEngine, stage: str, expected: list[object], cul
 
 
 @pytest.mark.parametrize("where", list(ENGINE_FAULTS))
-def test_an_engine_failure_in_one_request_fails_it_alone(where: str, expected: list[object]) -> None:
-    culprit = run_with_culprit(FakeEngine(fault=ENGINE_FAULTS[where]()), "", expected)
+def test_an_engine_failure_in_one_request_fails_it_alone(where: str, expected: list[object], throughput: bool) -> None:
+    culprit = run_with_culprit(FakeEngine(fault=ENGINE_FAULTS[where]()), "", expected, throughput)
     assert isinstance(culprit.events[-1], EngineError)
 
 
-def test_a_shared_call_that_fails_once_is_made_again_and_every_reply_is_its_own(expected: list[object]) -> None:
+def test_a_shared_call_that_fails_once_is_made_again_and_every_reply_is_its_own(
+    expected: list[object], throughput: bool
+) -> None:
     """The failed call wrote cells before it failed; they are dropped before each request's call is made again."""
     engine = FakeEngine(fault=once(ENGINE_FAULTS["a shared decode call"]()))
-    culprit = run_with_culprit(engine, "", expected)
+    culprit = run_with_culprit(engine, "", expected, throughput)
     assert culprit.message == alone(CULPRIT)
 
 
 @pytest.mark.parametrize("stage", DECODER_FAULTS)
-def test_a_decoder_failure_in_one_request_fails_it_alone(stage: str, expected: list[object]) -> None:
-    culprit = run_with_culprit(FakeEngine(), stage, expected)
+def test_a_decoder_failure_in_one_request_fails_it_alone(stage: str, expected: list[object], throughput: bool) -> None:
+    culprit = run_with_culprit(FakeEngine(), stage, expected, throughput)
     error = culprit.events[-1]
     assert isinstance(error, EngineError) and "Injected" in str(error)
 
 
-def test_a_request_whose_client_is_gone_is_dropped_and_frees_its_sequence(expected: list[object]) -> None:
+def test_a_request_whose_client_is_gone_is_dropped_and_frees_its_sequence(
+    expected: list[object], throughput: bool
+) -> None:
     taken: list[Event | EngineError] = []
 
     def gone(event: Event | EngineError) -> None:
@@ -244,8 +260,42 @@ def test_a_request_whose_client_is_gone_is_dropped_and_frees_its_sequence(expect
         if isinstance(event, TextOut):
             raise RuntimeError("Event loop is closed")
 
-    run_with_culprit(FakeEngine(), "", expected, culprit_sink=gone)
+    run_with_culprit(FakeEngine(), "", expected, throughput, culprit_sink=gone)
     assert isinstance(taken[0], TextOut)
+
+
+def kinds_per_call(throughput: bool, batch_size: int = 512) -> tuple[list[object], list[set[str]]]:
+    """Serve every prompt at once; each request's reply, and which kinds of rows each call held."""
+    engine = FakeEngine(batch_size=batch_size)
+    scheduler = Scheduler(engine, decoders(), parallel=4, chunk=CHUNK, throughput=throughput)
+    outcomes = [submit(scheduler, prompt) for prompt in PROMPTS]
+    scheduler.start()
+    try:
+        served(scheduler, outcomes)
+    finally:
+        scheduler.stop()
+    starts = [row for call in engine.calls for row in call if row.position == 0]
+    lengths = {row.sequence: len(p) for row in starts for p in PROMPTS if p[0] == row.token}
+    kinds = [{"prompt" if r.position < lengths[r.sequence] else "decode" for r in call} for call in engine.calls]
+    return [o.message for o in outcomes], kinds
+
+
+def test_batch_invariant_calls_never_mix_prompt_rows_with_decode_rows(expected: list[object]) -> None:
+    replies, kinds = kinds_per_call(throughput=False)
+    assert replies == expected
+    assert all(len(kind) == 1 for kind in kinds)
+
+
+def test_in_throughput_mode_prompt_rows_share_calls_with_decode_rows(expected: list[object]) -> None:
+    replies, kinds = kinds_per_call(throughput=True)
+    assert replies == expected
+    assert any(kind == {"prompt", "decode"} for kind in kinds)
+
+
+def test_no_call_exceeds_the_engine_s_batch(expected: list[object], throughput: bool) -> None:
+    """The fake engine refuses a call of more rows than its batch, as llama.cpp's does."""
+    replies, _ = kinds_per_call(throughput, batch_size=3)
+    assert replies == expected
 
 
 def test_health_says_not_ok_when_work_waits_and_nothing_moves() -> None:

@@ -95,3 +95,22 @@ def test_without_a_prompt_cache_nothing_is_reused() -> None:
     serve(slots, conversation(1))
     plan = slots.plan([*conversation(1), 2])
     assert plan is not None and plan.reuse == 0 and plan.copy_from is None and plan.keep_in is None
+
+
+def test_batch_invariant_reuse_stops_at_the_prompt_s_whole_chunks() -> None:
+    """Generated tokens and a prompt's last partial chunk were not computed as whole aligned chunks."""
+    slots = Slots(4, CHUNK)
+    slot = serve(slots, conversation(1, 10))
+    slot.tokens += [8, 8, 8]  # the reply, as the scheduler appends it
+    slots.release(slot, 10)
+    plan = slots.plan([*conversation(1, 10), 8, 8, 8, 5])
+    assert plan is not None and plan.reuse == 8
+
+
+def test_in_throughput_mode_every_cell_is_reused_to_the_token_reply_included() -> None:
+    slots = Slots(4, CHUNK, whole=True)
+    slot = serve(slots, conversation(1, 10))
+    slot.tokens += [8, 8, 8]
+    slots.release(slot, 10)
+    plan = slots.plan([*conversation(1, 10), 8, 8, 8, 5])
+    assert plan is not None and plan.reuse == 13
