@@ -18,6 +18,7 @@ from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compile
 from serve.llama.constraints import FAMILIES, Grammars
 from serve.llama.decoding import Closers, Decoder, Settings
 from serve.llama.engine import Engine
+from serve.llama.probe import exact_granularity
 from serve.llama.scheduler import Scheduler, Ticket
 from wire.types import ChatCompletionRequest, ModelCard
 
@@ -69,6 +70,8 @@ class LlamaBackend:
         self.closers = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece)
         self.hidden = engine.control_tokens()
         self.specials = engine.special_texts()
+        options = self.options
+        self.granularity = 1 if options.throughput else exact_granularity(engine, options.chunk)
         self.scheduler = Scheduler(
             engine,
             self.decoder,
@@ -76,6 +79,7 @@ class LlamaBackend:
             self.options.chunk,
             self.options.prompt_cache,
             self.options.throughput,
+            self.granularity,
             stack_bytes=COMPILE_STACK_BYTES,  # it compiles a tool call's grammar when a reply opens one
         )
         self.scheduler.start()
@@ -123,7 +127,7 @@ class LlamaBackend:
             "parallel": self.options.parallel,
             "sequences": engine.sequences,
             "prompt_cache": self.scheduler.slots.stats()
-            | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk},
+            | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk, "granularity": self.granularity},
             "jump_forward": self.options.jump_forward,
             "requests": self.requests,
             "queue_depth": self.queue_depth(),

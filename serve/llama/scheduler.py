@@ -3,12 +3,12 @@
 One thread owns the engine. Each step it admits waiting requests into free KV sequences and evaluates the
 next rows of every request, in one of two ways:
 
-- batch invariant (the default): one aligned prompt chunk of the oldest request still reading its prompt
-  (so a newcomer's prefill never stalls the others for long), each jump-forward run in a call of its own,
-  and one token of every other decoding request in shared calls of at most DECODE_ROWS rows. Calls never
-  mix prompt chunks with decode rows: a row's arithmetic then depends only on its own sequence, so a
-  request's greedy reply is the same alone or beside others, and the same whether its prefix came from the
-  cache or not.
+- batch invariant (the default): the next aligned call (at most a chunk) of the oldest request still
+  reading its prompt (so a newcomer's prefill never stalls the others for long), each jump-forward run in
+  a call of its own, and one token of every other decoding request in shared calls of at most DECODE_ROWS
+  rows. Calls never mix prompt rows with decode rows: a row's arithmetic then depends only on its own
+  sequence, so a request's greedy reply is the same alone or beside others, and the same whether its
+  prefix came from the cache or not.
 - throughput: every decoding request's rows and as much prompt as the call has room for, in one call, as
   llama-server does; with llama.cpp's fastest kernels (see the engine) a reply may then depend on what else
   was running.
@@ -113,12 +113,14 @@ class Scheduler:
         chunk: int,
         prompt_cache: bool = True,
         throughput: bool = False,
+        granularity: int | None = None,
         stack_bytes: int = 0,
         stall_s: float = STALL_S,
     ) -> None:
         self.engine, self.make_decoder = engine, make_decoder
         self.parallel, self.chunk, self.throughput = parallel, chunk, throughput
-        self.slots = Slots(engine.sequences, chunk, reuse=prompt_cache, working=parallel, whole=throughput)
+        self.granularity = granularity or chunk  # batch invariant: see probe.py; it divides the chunk
+        self.slots = Slots(engine.sequences, self.granularity, reuse=prompt_cache, working=parallel, whole=throughput)
         self.waiting: deque[Ticket] = deque()
         self.active: list[Active] = []
         self.wakeup = threading.Condition()
@@ -230,12 +232,16 @@ class Scheduler:
         return min(self.chunk, self.engine.batch_size - decode_rows)
 
     def prompt_end(self, active: Active, room: int) -> int:
-        """Where this call's part of a prompt ends: the aligned chunk's end (batch invariant), or as far as the
-        call has room (throughput)."""
+        """Where this call's part of a prompt ends. Throughput: as far as the call has room. Batch invariant:
+        from a multiple of the granularity, a whole chunk or the largest power of two that fits before the
+        prompt's last multiple of the granularity; then the rest of the prompt in a call of its own."""
         start, length = active.position, len(active.ticket.prompt)
         if self.throughput:
             return min(length, start + max(room, 0))
-        return min(length, (start // self.chunk + 1) * self.chunk)
+        aligned = length - length % self.granularity - start
+        if aligned <= 0:
+            return length
+        return start + (self.chunk if aligned >= self.chunk else 1 << (aligned.bit_length() - 1))
 
     def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
         """Run one evaluation; if it fails, a lone request fails, and a shared call is made again one request

@@ -1,10 +1,11 @@
 """The prompt cache as KV sequences: which conversation each sequence holds, and which one a request should use.
 
-Each sequence keeps the tokens its cells hold. Reuse is exact: prompts are evaluated in fixed chunks
-aligned to absolute positions, and only cells computed as whole aligned chunks of a prompt are reused,
-so a request does the same arithmetic whether its prefix was cached or not (same request, same reply).
-Generated tokens and a prompt's last partial chunk are evaluated again on the next turn. In throughput mode
-(`whole=True`) every cell is reused, to the token, generated ones too, as llama-server does.
+Each sequence keeps the tokens its cells hold. Reuse is exact: prompts are read in calls aligned to
+multiples of a granularity g whose every size computes a row as a whole chunk does (measured at start,
+see probe.py), and only those cells are reused, so a request does the same arithmetic whether its prefix
+was cached or not (same request, same reply). Generated tokens and a prompt's last (length mod g) tokens
+are evaluated again on the next turn. In throughput mode (`whole=True`) every cell is reused, to the
+token, generated ones too, as llama-server does.
 
 Choosing a sequence: requests decode in the first `working` sequences, the rest only keep conversations.
 A request whose conversation sits in a free working sequence continues there (a request that shares only a
@@ -36,7 +37,7 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 class Slot:
     sequence: int
     tokens: list[int] = field(default_factory=list)  # what the cells hold, position by position
-    exact: int = 0  # leading cells computed as whole aligned prompt chunks: reusable bit for bit
+    exact: int = 0  # leading cells computed in aligned prompt calls: reusable bit for bit
     used: int = 0  # when it was last taken (for least-recent-use eviction)
     busy: bool = False
 
@@ -57,11 +58,11 @@ class Placement:
 
 class Slots:
     def __init__(
-        self, count: int, chunk: int, reuse: bool = True, working: int | None = None, whole: bool = False
+        self, count: int, granularity: int, reuse: bool = True, working: int | None = None, whole: bool = False
     ) -> None:
         self.slots = [Slot(i) for i in range(count)]
-        self.chunk, self.reuse, self.whole = chunk, reuse, whole
-        self.granularity = 1 if whole else chunk
+        self.reuse, self.whole = reuse, whole
+        self.granularity = 1 if whole else granularity
         self.working = min(count, working or count)
         self.clock = 0
 
@@ -111,10 +112,10 @@ class Slots:
         return slot
 
     def release(self, slot: Slot, prompt_length: int) -> None:
-        """The slot's request is over; its prompt's whole chunks are exact, everything after them is not (in
-        throughput mode every cell counts)."""
-        whole_chunks = prompt_length - prompt_length % self.chunk
-        slot.exact = len(slot.tokens) if self.whole else min(len(slot.tokens), whole_chunks)
+        """The slot's request is over; its prompt's cells up to the last multiple of the granularity are exact,
+        everything after them is not (in throughput mode every cell counts)."""
+        aligned = prompt_length - prompt_length % self.granularity
+        slot.exact = len(slot.tokens) if self.whole else min(len(slot.tokens), aligned)
         slot.busy = False
 
     def forget(self, slot: Slot) -> None:

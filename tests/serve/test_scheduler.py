@@ -298,6 +298,26 @@ def test_no_call_exceeds_the_engine_s_batch(expected: list[object], throughput: 
     assert replies == expected
 
 
+def test_batch_invariant_prompt_calls_start_at_multiples_of_the_granularity_and_only_the_tail_is_smaller() -> None:
+    """Every call reading a prompt has the chunk's size or a power of two from the granularity up, starts at a
+    multiple of it, and the prompt's last (length mod g) tokens come alone: the shapes the start-up probe checked.
+    A second request sharing 13 tokens reuses 12 of them, whatever was cached past that."""
+    engine = FakeEngine()
+    scheduler = Scheduler(engine, decoders(), parallel=4, chunk=8, granularity=2)
+    first, second = list(range(1, 22)), [*range(1, 14), *range(40, 50)]
+    scheduler.start()
+    try:
+        served(scheduler, [submit(scheduler, first)])
+        engine.calls.clear()
+        outcome = submit(scheduler, second)
+        served(scheduler, [outcome])
+    finally:
+        scheduler.stop()
+    assert isinstance(outcome.events[-1], Finished) and outcome.events[-1].timings.cache_n == 12
+    reading = [call for call in engine.calls if call[0].position < len(second)]
+    assert [(call[0].position, len(call)) for call in reading] == [(12, 8), (20, 2), (22, 1)]
+
+
 def test_health_says_not_ok_when_work_waits_and_nothing_moves() -> None:
     stuck = threading.Event()
 
