@@ -30,6 +30,7 @@ from models.registry import QWEN_CODER_05, ModelSpec, model_spec
 from models.weights import locate
 
 THREADS, CTX, PARALLEL, REPEATS = 2, 4096, 4, 5
+DRAFT = 3  # guessed tokens per check: a 4-row call, the cheapest multi-row call per row measured here
 PATH = {
     "type": "object",
     "properties": {"path": {"type": "string"}},
@@ -201,6 +202,7 @@ def peers(spec: ModelSpec, gguf: Path) -> Iterator[dict[str, Peer]]:
                 ServerProcess("serve.llama", *common, "--quiet", "--no-jump-forward")
             ),
             "ours, throughput": stack.enter_context(ServerProcess("serve.llama", *common, "--throughput")),
+            "ours, drafting": stack.enter_context(ServerProcess("serve.llama", *common, "--draft", str(DRAFT))),
         }
         chosen = {name: Peer(name, server.base_url, spec.name) for name, server in found.items()}
         binary = os.environ.get("LLAMA_SERVER")
@@ -220,6 +222,7 @@ def main(model_name: str | None = None) -> list[str]:
         lines += batching(sides)
         lines += jump_forward(ours, found["ours, no jump-forward"])
         lines += eval_concurrency(ours)
+        lines += drafting(ours, found["ours, drafting"])
     if peer is None:
         lines.append("(set LLAMA_SERVER=/path/to/llama-server for llama.cpp's own server in the same run)")
     return lines
@@ -292,6 +295,32 @@ def eval_concurrency(ours: Peer) -> list[str]:
         f"  at concurrency 1 the model spent {prompt:5.1f} s reading prompts and {generating:5.1f} s generating;"
         " reading is compute-bound and does not overlap, so concurrency can only shorten the second part",
     ]
+
+
+def drafting(plain: Peer, drafted: Peer) -> list[str]:
+    """The six-task eval with and without prompt-lookup drafting, one after the other: how many guesses the
+    model confirmed, and what the generation time and the whole run came to."""
+    measured = {}
+    for peer in (plain, drafted):
+        before = model_seconds(peer)[1]
+        wall, answers = eval_wall(peer, 1)
+        measured[peer.name] = (wall, model_seconds(peer)[1] - before, answers)
+    guessed, kept = draft_counts(drafted)
+    (wall_off, generating_off, answers_off), (wall_on, generating_on, answers_on) = measured.values()
+    same = "the same answers and tool runs" if answers_off == answers_on else "DIFFERENT answers or tool runs"
+    return [
+        f"prompt-lookup drafting ({DRAFT} guessed tokens per check) on the six-task eval",
+        f"  the model confirmed {kept:,} of {guessed:,} guessed tokens ({kept / max(guessed, 1):.0%});"
+        f" generation {generating_on:5.1f} s against {generating_off:5.1f} s without"
+        f" ({generating_on / max(generating_off, 1e-9):.2f}x), the whole eval {wall_on / wall_off:.2f}x, {same}",
+    ]
+
+
+def draft_counts(peer: Peer) -> tuple[float, float]:
+    """The server's running totals of drafted and confirmed tokens, from its Prometheus metrics."""
+    text = httpx.get(peer.base_url.removesuffix("/v1") + "/metrics", timeout=30).text
+    totals = dict(line.split() for line in text.splitlines() if line.startswith("draft_"))
+    return float(totals.get("draft_tokens_total", 0)), float(totals.get("draft_accepted_tokens_total", 0))
 
 
 def model_seconds(peer: Peer) -> tuple[float, float]:

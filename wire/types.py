@@ -211,6 +211,8 @@ class Timings(BaseModel):
     predicted_ms: float
     predicted_per_second: float
     cache_ms: float | None = None  # ours: time spent copying a cached conversation into a free sequence
+    draft_n: int | None = None  # guessed tokens the model checked (prompt-lookup drafting), when it was on
+    draft_n_accepted: int | None = None  # of those, the ones it chose itself
 
 
 class TopLogprob(TypedDict):

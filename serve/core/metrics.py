@@ -28,6 +28,10 @@ class Metrics:
         # llama-server's prompt_seconds_total / tokens_predicted_seconds_total: where a model's time goes
         self.prompt_seconds = Counter("prompt_seconds", "time spent evaluating prompts", registry=self.registry)
         self.predicted_seconds = Counter("predicted_seconds", "time spent generating", registry=self.registry)
+        self.draft_tokens = Counter("draft_tokens", "tokens guessed by drafting and checked", registry=self.registry)
+        self.draft_accepted = Counter(
+            "draft_accepted_tokens", "guessed tokens the model chose itself", registry=self.registry
+        )
         self.queue = Gauge("queue_depth", "requests waiting for the model", registry=self.registry)
         self.latency = Histogram(
             "request_latency_seconds",
@@ -55,6 +59,8 @@ class Metrics:
             if finished.timings is not None:
                 self.prompt_seconds.inc(finished.timings.prompt_ms / 1000)
                 self.predicted_seconds.inc(finished.timings.predicted_ms / 1000)
+                self.draft_tokens.inc(finished.timings.draft_n or 0)
+                self.draft_accepted.inc(finished.timings.draft_n_accepted or 0)
             tokens = (
                 f" prompt={usage.prompt_tokens} cached={cached} generated={usage.completion_tokens}"
                 f" finish={finished.finish_reason}"

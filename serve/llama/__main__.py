@@ -1,6 +1,6 @@
 """python -m serve.llama [--model NAME | --model default] [--gguf PATH] [--host 127.0.0.1] [--port 8000]
                        [--threads N] [--ctx N] [--parallel N] [--cache-mb N] [--no-prompt-cache] [--no-jump-forward]
-                       [--grammar-timeout S] [--throughput]
+                       [--grammar-timeout S] [--throughput] [--draft N]
 
 Finds the model's GGUF (fetching and verifying it the first time), loads it in llama.cpp and serves OpenAI
 chat completions with real tool calls on loopback. `--model default` picks the main job's model and says why.
@@ -60,6 +60,13 @@ def parser() -> argparse.ArgumentParser:
         help="llama.cpp's fastest kernels and shared calls; a reply may depend on what else runs",
     )
     top.add_argument(
+        "--draft",
+        type=int,
+        default=0,
+        help="prompt-lookup drafting: guess up to N next tokens from the conversation and check them in one call "
+        "(default 0: off; see docs/benchmarks.md for what it gains on a CPU)",
+    )
+    top.add_argument(
         "--grammar-timeout", type=float, default=5.0, help="seconds a client's grammar may take to compile (5)"
     )
     top.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body accepted (default 4)")
@@ -103,6 +110,7 @@ def load(args: argparse.Namespace) -> LlamaBackend:
         not args.no_prompt_cache,
         args.grammar_timeout,
         args.throughput,
+        args.draft,
     )
     return LlamaBackend(engine, facts, options)
 
@@ -112,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     args = top.parse_args(argv)
     if args.chunk is not None and not 1 <= args.chunk <= BATCH:
         top.error(f"--chunk must be 1 to {BATCH}")
+    if not 0 <= args.draft < BATCH:
+        top.error(f"--draft must be 0 to {BATCH - 1}")
     try:
         backend = load(args)
     except (ModelsError, EngineError) as exc:

@@ -33,6 +33,7 @@ class Options:
     prompt_cache: bool = True
     compile_timeout_s: float = DEFAULT_TIMEOUT_S  # a client's grammar or schema compiles within this, or is refused
     throughput: bool = False  # the engine must be loaded for the same mode (Engine(batch_invariant=...))
+    draft: int = 0  # prompt-lookup drafting: tokens guessed per check (0: off)
 
     @property
     def mode(self) -> str:
@@ -80,6 +81,7 @@ class LlamaBackend:
             self.options.prompt_cache,
             self.options.throughput,
             self.granularity,
+            self.options.draft,
             stack_bytes=COMPILE_STACK_BYTES,  # it compiles a tool call's grammar when a reply opens one
         )
         self.scheduler.start()
@@ -129,6 +131,7 @@ class LlamaBackend:
             "prompt_cache": self.scheduler.slots.stats()
             | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk, "granularity": self.granularity},
             "jump_forward": self.options.jump_forward,
+            "draft": self.options.draft,
             "requests": self.requests,
             "queue_depth": self.queue_depth(),
             "malformed_tool_calls": self.malformed_tool_calls,

@@ -37,6 +37,7 @@ from serve.core.backend import Event, Finished, TextOut
 from serve.errors import EngineError
 from serve.llama.compiler import start_thread
 from serve.llama.decoding import Decoder, Settings
+from serve.llama.drafting import lookup
 from serve.llama.engine import Row
 from serve.llama.slots import Slot, Slots
 from wire.types import Timings, usage_of
@@ -94,6 +95,9 @@ class Active:
     reuse: int
     position: int  # the next cell of the sequence to write
     pending: list[int] = field(default_factory=list)  # tokens chosen but not yet evaluated
+    guesses: list[int] = field(default_factory=list)  # drafted tokens to check after the pending one
+    drafted: int = 0
+    accepted: int = 0
     prompt_ms: float = 0.0
     cache_ms: float = 0.0
     began: float = field(default_factory=time.perf_counter)
@@ -114,12 +118,14 @@ class Scheduler:
         prompt_cache: bool = True,
         throughput: bool = False,
         granularity: int | None = None,
+        draft: int = 0,
         stack_bytes: int = 0,
         stall_s: float = STALL_S,
     ) -> None:
         self.engine, self.make_decoder = engine, make_decoder
         self.parallel, self.chunk, self.throughput = parallel, chunk, throughput
         self.granularity = granularity or chunk  # batch invariant: see probe.py; it divides the chunk
+        self.draft = draft  # tokens guessed by prompt lookup per check (0: no drafting)
         self.slots = Slots(engine.sequences, self.granularity, reuse=prompt_cache, working=parallel, whole=throughput)
         self.waiting: deque[Ticket] = deque()
         self.active: list[Active] = []
@@ -189,14 +195,35 @@ class Scheduler:
         self.steps += 1
         self.drop_cancelled()
         self.admit()
+        drafted = self.drafted()
         for group in self.shared_calls() if self.throughput else self.invariant_calls():
             self.guarded(group, self.evaluate)
+        for active in drafted:
+            self.guarded([active], self.verify)
+
+    def drafted(self) -> list[Active]:
+        """The decoding requests with a guess to check this step (each then gets a call of its own)."""
+        if not self.draft:
+            return []
+        found = []
+        for active in (a for a in self.active if not a.prefilling and len(a.pending) == 1):
+            decoder = active.decoder
+            room = min(
+                self.draft,
+                decoder.settings.max_tokens - len(decoder.tokens),
+                self.engine.context - active.position - 1,
+                self.engine.batch_size - 1,
+            )
+            active.guesses = lookup([*active.ticket.prompt, *decoder.tokens], room)
+            if active.guesses:
+                found.append(active)
+        return found
 
     def invariant_calls(self) -> list[list[Active]]:
         """One aligned prompt chunk of the oldest request still reading, each jump-forward run alone, and single
         tokens in calls of at most DECODE_ROWS rows: a row's arithmetic depends on its own sequence only."""
         reading = [a for a in self.active if a.prefilling][:1]
-        decoding = [a for a in self.active if not a.prefilling and a.pending]
+        decoding = [a for a in self.active if not a.prefilling and a.pending and not a.guesses]
         runs = [[a] for a in decoding if len(a.pending) > 1]
         # In sequence order: llama.cpp splits a batch whose sequences come out of order into several ubatches
         # (one pass over the weights each), which made a 4-row step cost 75-95 ms instead of 55 here.
@@ -208,7 +235,9 @@ class Scheduler:
     def shared_calls(self) -> list[list[Active]]:
         """Throughput: every decoding request's rows and as much prompt as fits, in one call (llama-server's way);
         a run too long to share the call gets calls of its own."""
-        decoding = sorted((a for a in self.active if not a.prefilling and a.pending), key=lambda a: a.slot.sequence)
+        decoding = sorted(
+            (a for a in self.active if not a.prefilling and a.pending and not a.guesses), key=lambda a: a.slot.sequence
+        )
         shared: list[Active] = []
         alone: list[list[Active]] = []
         rows = 0
@@ -356,16 +385,43 @@ class Scheduler:
             self.progress_at = time.monotonic()
         return first
 
+    def verify(self, group: list[Active]) -> None:
+        """The pending token and the guesses after it, in one call; the guesses the model chooses itself, up to
+        the first it would not, are kept (their cells too), and the rest of their cells are dropped."""
+        active = group[0]
+        guesses, active.guesses = active.guesses, []
+        tokens, start, sequence = [*active.pending, *guesses], active.position, active.slot.sequence
+        self.call([Row(t, start + i, sequence, logits=True) for i, t in enumerate(tokens)])
+        kept = 0
+        for index in range(len(tokens)):
+            kept = index + 1
+            chosen = self.take(active, index)
+            if index == len(guesses) or chosen != [guesses[index]]:
+                active.pending = chosen
+                break
+        active.slot.tokens.extend(tokens[:kept])
+        active.position = start + kept
+        active.drafted += len(guesses)
+        active.accepted += kept - 1
+        self.engine.keep(sequence, active.position)
+        if active.decoder.finish is not None:
+            self.end(active)
+
     def choose(self, active: Active, row: int) -> None:
+        active.pending = self.take(active, row)
+        if active.decoder.finish is not None:
+            self.end(active)
+
+    def take(self, active: Active, row: int) -> list[int]:
+        """The request's next token from a row's logits, and what the grammar forces after it (none once the
+        reply is over); its text goes to the client."""
         decoder = active.decoder
         token = decoder.pick(self.engine.logits(row))
         forced = decoder.accept(token)
-        active.pending = [] if decoder.finish is not None else [token, *forced]
         text, logprobs = decoder.release()
         if text:
             deliver(active.ticket, TextOut(text, logprobs))
-        if decoder.finish is not None:
-            self.end(active)
+        return [] if decoder.finish is not None else [token, *forced]
 
     # --- the end of a request --------------------------------------------------------------------------
     def end(self, active: Active) -> None:
@@ -393,6 +449,8 @@ class Scheduler:
             predicted_ms=round(predicted_ms, 3),
             predicted_per_second=rate(generated, predicted_ms),
             cache_ms=round(active.cache_ms, 3),
+            draft_n=active.drafted if self.draft else None,
+            draft_n_accepted=active.accepted if self.draft else None,
         )
         usage = usage_of(len(ticket.prompt), generated, active.reuse)
         finished = Finished(message, finish, usage, timings, decoder.logprobs if decoder.settings.logprobs else None)

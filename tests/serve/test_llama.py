@@ -130,6 +130,27 @@ async def test_throughput_mode_serves_together_and_reuses_every_cell_of_the_last
 
 
 @pytest.mark.slow
+def test_with_drafting_guesses_are_checked_and_a_forced_call_still_validates() -> None:
+    """Prompt-lookup drafting on: a reply that copies its prompt confirms guesses; the same request gets the same
+    reply cached or not; a forced call's guesses go through the grammar like any token."""
+    server = Server("serve.llama", "--model", MODEL, "--threads", llama_threads(), "--ctx", "1024", "--draft", "3",
+                    "--quiet")  # fmt: skip
+    try:
+        line = "2026-09-07 10:00:31 ERROR worker 7 timed out after 30000 ms"
+        copy: Any = [{"role": "user", "content": f"Repeat this line exactly: {line}\nRepeat this line exactly: "}]
+        first, again = ask(server, copy, max_tokens=32), ask(server, copy, max_tokens=32)
+        assert first["choices"][0]["message"] == again["choices"][0]["message"]
+        assert again["usage"]["prompt_tokens_details"]["cached_tokens"] > 0
+        timings = first["timings"]
+        assert timings["draft_n"] > 0 and 0 < timings["draft_n_accepted"] <= timings["draft_n"]
+        called = ask(server, QUESTION, tools=[READ_FILE], tool_choice="required", max_tokens=48)
+        [call] = called["choices"][0]["message"]["tool_calls"]
+        jsonschema.validate(json.loads(call["function"]["arguments"]), READ_FILE["function"]["parameters"])
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
 async def test_requests_decode_together_and_each_reply_is_the_one_it_gets_alone(llama: Server) -> None:
     # Six requests on four slots: two wait and join the others between decode steps.
     prompts = [f"Write one sentence about {w}." for w in ("cats", "logs", "files", "trees", "rain", "maps")]

@@ -318,6 +318,50 @@ def test_batch_invariant_prompt_calls_start_at_multiples_of_the_granularity_and_
     assert [(call[0].position, len(call)) for call in reading] == [(12, 8), (20, 2), (22, 1)]
 
 
+@dataclass
+class CopyingEngine(FakeEngine):
+    """Favours the token that followed the latest earlier occurrence of the last two tokens, so replies copy
+    from their prompts as real ones quote files; otherwise the hash."""
+
+    def logits(self, index: int) -> npt.NDArray[np.float32]:
+        scores = super().logits(index)
+        row = self.last[index]
+        held = self.cells[row.sequence]
+        history = [held[p] for p in range(row.position + 1)]
+        for start in range(len(history) - 3, -1, -1):
+            if history[start : start + 2] == history[-2:]:
+                scores[:] = 0.0
+                scores[history[start + 2]] = 1.0
+                break
+        return scores
+
+
+def drafted_run(draft: int) -> tuple[list[object], list[Finished], CopyingEngine, Scheduler]:
+    engine = CopyingEngine()
+    scheduler = Scheduler(engine, decoders(), parallel=4, chunk=CHUNK, draft=draft)
+    prompts = [[5, 6, 7, 8, 9, 10, 11, 12, 5, 6], [11, 12, 13, 14, 15, 11, 12], [21, 22, 23, 24, 25, 26, 22, 23]]
+    outcomes = [submit(scheduler, prompt) for prompt in prompts]
+    scheduler.start()
+    try:
+        served(scheduler, outcomes)
+    finally:
+        scheduler.stop()
+    finished = [o.events[-1] for o in outcomes if isinstance(o.events[-1], Finished)]
+    return [o.message for o in outcomes], finished, engine, scheduler
+
+
+def test_drafted_guesses_the_model_confirms_are_kept_and_the_reply_is_the_one_without_drafting() -> None:
+    plain, _, _, _ = drafted_run(draft=0)
+    replies, finished, engine, scheduler = drafted_run(draft=3)
+    assert replies == plain and len(finished) == 3
+    drafted = sum(f.timings.draft_n or 0 for f in finished)
+    accepted = sum(f.timings.draft_n_accepted or 0 for f in finished)
+    assert 0 < accepted <= drafted
+    for slot in scheduler.slots.slots:  # every cell a rejected guess wrote is gone; the slot knows what is held
+        held = engine.cells.get(slot.sequence, {})
+        assert [held[p] for p in sorted(held)] == slot.tokens
+
+
 def test_health_says_not_ok_when_work_waits_and_nothing_moves() -> None:
     stuck = threading.Event()
 
