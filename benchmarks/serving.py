@@ -310,7 +310,7 @@ def drafting(plain: Peer, drafted: Peer) -> list[str]:
     same = "the same answers and tool runs" if answers_off == answers_on else "DIFFERENT answers or tool runs"
     return [
         f"prompt-lookup drafting ({DRAFT} guessed tokens per check) on the six-task eval",
-        f"  the model confirmed {kept:,} of {guessed:,} guessed tokens ({kept / max(guessed, 1):.0%});"
+        f"  the model confirmed {kept:,.0f} of {guessed:,.0f} guessed tokens ({kept / max(guessed, 1):.0%});"
         f" generation {generating_on:5.1f} s against {generating_off:5.1f} s without"
         f" ({generating_on / max(generating_off, 1e-9):.2f}x), the whole eval {wall_on / wall_off:.2f}x, {same}",
     ]
