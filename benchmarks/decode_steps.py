@@ -76,8 +76,7 @@ def shapes(engine: Engine) -> list[str]:
         f"  a prompt's last {rest} tokens read as two calls, N and {rest} - N, against the one call the server makes:",
         f"  bit-identical for N = {', '.join(same) or '-'}; different for N = {', '.join(differ) or '-'}",
         f"  the whole {len(tokens)}-token prompt in calls of at least N rows, not aligned to the chunks:",
-        f"  bit-identical for N = {', '.join(lowest) or '-'} (so a cached prefix of any length could be reused "
-        "while every call keeps at least that many rows)",
+        f"  bit-identical for N = {', '.join(lowest) or '-'} (what the server's start-up probe finds)",
     ]
 
 

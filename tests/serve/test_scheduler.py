@@ -152,6 +152,17 @@ def served(scheduler: Scheduler, outcomes: list[Outcome]) -> None:
         assert outcome.done.wait(10), "a request was never answered"
 
 
+def serve_all(scheduler: Scheduler, prompts: list[list[int]]) -> list[Outcome]:
+    """Submit every prompt, then start the scheduler and wait for every reply."""
+    outcomes = [submit(scheduler, prompt) for prompt in prompts]
+    scheduler.start()
+    try:
+        served(scheduler, outcomes)
+    finally:
+        scheduler.stop()
+    return outcomes
+
+
 def alone(prompt: list[int]) -> object:
     scheduler = Scheduler(FakeEngine(), decoders(), parallel=4, chunk=CHUNK)
     scheduler.start()
@@ -267,13 +278,7 @@ def test_a_request_whose_client_is_gone_is_dropped_and_frees_its_sequence(
 def kinds_per_call(throughput: bool, batch_size: int = 512) -> tuple[list[object], list[set[str]]]:
     """Serve every prompt at once; each request's reply, and which kinds of rows each call held."""
     engine = FakeEngine(batch_size=batch_size)
-    scheduler = Scheduler(engine, decoders(), parallel=4, chunk=CHUNK, throughput=throughput)
-    outcomes = [submit(scheduler, prompt) for prompt in PROMPTS]
-    scheduler.start()
-    try:
-        served(scheduler, outcomes)
-    finally:
-        scheduler.stop()
+    outcomes = serve_all(Scheduler(engine, decoders(), parallel=4, chunk=CHUNK, throughput=throughput), PROMPTS)
     starts = [row for call in engine.calls for row in call if row.position == 0]
     lengths = {row.sequence: len(p) for row in starts for p in PROMPTS if p[0] == row.token}
     kinds = [{"prompt" if r.position < lengths[r.sequence] else "decode" for r in call} for call in engine.calls]
@@ -340,12 +345,7 @@ def drafted_run(draft: int) -> tuple[list[object], list[Finished], CopyingEngine
     engine = CopyingEngine()
     scheduler = Scheduler(engine, decoders(), parallel=4, chunk=CHUNK, draft=draft)
     prompts = [[5, 6, 7, 8, 9, 10, 11, 12, 5, 6], [11, 12, 13, 14, 15, 11, 12], [21, 22, 23, 24, 25, 26, 22, 23]]
-    outcomes = [submit(scheduler, prompt) for prompt in prompts]
-    scheduler.start()
-    try:
-        served(scheduler, outcomes)
-    finally:
-        scheduler.stop()
+    outcomes = serve_all(scheduler, prompts)
     finished = [o.events[-1] for o in outcomes if isinstance(o.events[-1], Finished)]
     return [o.message for o in outcomes], finished, engine, scheduler
 
