@@ -11,6 +11,7 @@ import anyio
 
 from models.dialects import OPEN
 from models.template import ChatTemplate
+from models.weights import cache_root
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRequest
 from serve.llama.chat import Plan, plan, prompt_parts
@@ -18,7 +19,7 @@ from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compile
 from serve.llama.constraints import FAMILIES, Grammars
 from serve.llama.decoding import Closers, Decoder, Settings
 from serve.llama.engine import Engine
-from serve.llama.probe import exact_granularity
+from serve.llama.probe import remembered_granularity
 from serve.llama.scheduler import Scheduler, Ticket
 from wire.types import ChatCompletionRequest, ModelCard
 
@@ -71,8 +72,8 @@ class LlamaBackend:
         self.closers = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece)
         self.hidden = engine.control_tokens()
         self.specials = engine.special_texts()
-        options = self.options
-        self.granularity = 1 if options.throughput else exact_granularity(engine, options.chunk)
+        chunk, store = self.options.chunk, cache_root() / "granularity"
+        self.granularity = 1 if self.options.throughput else remembered_granularity(engine, chunk, facts.sha256, store)
         self.scheduler = Scheduler(
             engine,
             self.decoder,

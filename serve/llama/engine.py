@@ -147,6 +147,11 @@ class Engine:
         return FILE_TYPES.get(int(raw), f"type {raw}") if raw and raw.isdigit() else "unknown"
 
     @property
+    def build(self) -> str:
+        """The llama.cpp build and the CPU features it uses: what decides which kernels a call gets."""
+        return f"llama-cpp-python {llama_cpp.__version__}: {llama_cpp.llama_print_system_info().decode().strip()}"
+
+    @property
     def parameters(self) -> int:
         return int(llama_cpp.llama_model_n_params(self.model))
 
