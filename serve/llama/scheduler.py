@@ -220,8 +220,8 @@ class Scheduler:
         return found
 
     def invariant_calls(self) -> list[list[Active]]:
-        """One aligned prompt chunk of the oldest request still reading, each jump-forward run alone, and single
-        tokens in calls of at most DECODE_ROWS rows: a row's arithmetic depends on its own sequence only."""
+        """The next aligned prompt call of the oldest request still reading, each jump-forward run alone, and
+        single tokens in calls of at most DECODE_ROWS rows: a row's arithmetic depends on its own sequence only."""
         reading = [a for a in self.active if a.prefilling][:1]
         decoding = [a for a in self.active if not a.prefilling and a.pending and not a.guesses]
         runs = [[a] for a in decoding if len(a.pending) > 1]
