@@ -270,6 +270,8 @@ class Engine:
     def logits(self, index: int) -> npt.NDArray[np.float32]:
         """The logits of row `index` of the last decode call, as a view valid until the next call."""
         pointer = llama_cpp.llama_get_logits_ith(self.ctx, index)
+        if not pointer:
+            raise EngineError(f"row {index} of the last decode call has no logits (it did not ask for them)")
         return np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))
 
     # --- KV sequences ----------------------------------------------------------------------------------
