@@ -17,7 +17,7 @@ from serve.llama.engine import Engine, Row
 from serve.llama.probe import exact_granularity, remembered_granularity
 from tests.conftest import llama_threads
 
-CHUNK = 32
+CHUNK = 16
 
 
 @pytest.fixture(scope="module")
