@@ -242,12 +242,13 @@ def conversations(sides: list[Peer]) -> list[str]:
             f"  {name:<14} wall {parts['wall']:7,.0f}  prefill {parts['prefill']:7,.0f}  decode {parts['decode']:6,.0f}"
             f"  cache moves {parts['cache']:5,.0f}  HTTP+Python {parts['other']:5,.0f}"
         )
-    theirs = runs.get("llama-server")
-    for name in [n for n in runs if theirs is not None and n != "llama-server"]:
-        pairs = list(zip(runs[name], theirs or [], strict=True))
-        wall = median([o["wall"] / t["wall"] for o, t in pairs])
-        prefill = median([o["prefill"] / t["prefill"] for o, t in pairs if t["prefill"]] or [float("nan")])
-        lines.append(f"  {name} / llama-server: wall-clock {wall:.2f}x, prompt reading {prefill:.2f}x")
+    theirs = runs.pop("llama-server", None)
+    for name, ours in runs.items():
+        if theirs is not None:
+            pairs = list(zip(ours, theirs, strict=True))
+            wall = median([o["wall"] / t["wall"] for o, t in pairs])
+            prefill = median([o["prefill"] / t["prefill"] for o, t in pairs if t["prefill"]] or [float("nan")])
+            lines.append(f"  {name} / llama-server: wall-clock {wall:.2f}x, prompt reading {prefill:.2f}x")
     return lines
 
 
@@ -316,15 +317,18 @@ def drafting(plain: Peer, drafted: Peer) -> list[str]:
     ]
 
 
-def draft_counts(peer: Peer) -> tuple[float, float]:
-    """The server's running totals of drafted and confirmed tokens, from its Prometheus metrics."""
+def metric_totals(peer: Peer, *names: str) -> tuple[float, ...]:
+    """The server's running totals of these unlabelled Prometheus counters (0 for one it does not have)."""
     text = httpx.get(peer.base_url.removesuffix("/v1") + "/metrics", timeout=30).text
-    totals = dict(line.split() for line in text.splitlines() if line.startswith("draft_"))
-    return float(totals.get("draft_tokens_total", 0)), float(totals.get("draft_accepted_tokens_total", 0))
+    totals = dict(line.split() for line in text.splitlines() if line.split(" ", 1)[0] in names)
+    return tuple(float(totals.get(name, 0)) for name in names)
 
 
-def model_seconds(peer: Peer) -> tuple[float, float]:
-    """The server's running totals of prompt and generation seconds, from its Prometheus metrics."""
-    text = httpx.get(peer.base_url.removesuffix("/v1") + "/metrics", timeout=30).text
-    totals = dict(line.split() for line in text.splitlines() if line.startswith(("prompt_s", "predicted_s")))
-    return float(totals.get("prompt_seconds_total", 0)), float(totals.get("predicted_seconds_total", 0))
+def draft_counts(peer: Peer) -> tuple[float, ...]:
+    """Drafted and confirmed tokens so far."""
+    return metric_totals(peer, "draft_tokens_total", "draft_accepted_tokens_total")
+
+
+def model_seconds(peer: Peer) -> tuple[float, ...]:
+    """Seconds spent reading prompts and generating so far."""
+    return metric_totals(peer, "prompt_seconds_total", "predicted_seconds_total")

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import uvicorn
@@ -16,6 +17,9 @@ from fastapi import FastAPI
 from evals.servers import ServerProcess
 from models.registry import SMOLLM2
 from serve.scripted.app import create_app
+
+if TYPE_CHECKING:
+    from serve.llama.engine import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,6 +91,18 @@ def llama() -> Iterator[Server]:
     server = Server("serve.llama", "--model", SMOLLM2.name, *flags)
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def smollm2_engine() -> Iterator[Engine]:
+    """SmolLM2 loaded in-process with one KV sequence, for the tests of the engine and of what runs on it; each
+    test empties the sequence before it decodes."""
+    from models.weights import locate
+    from serve.llama.engine import Engine
+
+    loaded = Engine(locate(SMOLLM2), context=1024, threads=int(llama_threads()), sequences=1)
+    yield loaded
+    loaded.close()
 
 
 def default_files(root: Path) -> Path:

@@ -73,7 +73,7 @@ class LlamaBackend:
         self.hidden = engine.control_tokens()
         self.specials = engine.special_texts()
         chunk, store = self.options.chunk, cache_root() / "granularity"
-        self.granularity = 1 if self.options.throughput else remembered_granularity(engine, chunk, facts.sha256, store)
+        granularity = 1 if self.options.throughput else remembered_granularity(engine, chunk, facts.sha256, store)
         self.scheduler = Scheduler(
             engine,
             self.decoder,
@@ -81,7 +81,7 @@ class LlamaBackend:
             self.options.chunk,
             self.options.prompt_cache,
             self.options.throughput,
-            self.granularity,
+            granularity,
             self.options.draft,
             stack_bytes=COMPILE_STACK_BYTES,  # it compiles a tool call's grammar when a reply opens one
         )
@@ -130,7 +130,8 @@ class LlamaBackend:
             "parallel": self.options.parallel,
             "sequences": engine.sequences,
             "prompt_cache": self.scheduler.slots.stats()
-            | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk, "granularity": self.granularity},
+            | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk}
+            | {"granularity": self.scheduler.granularity},
             "jump_forward": self.options.jump_forward,
             "draft": self.options.draft,
             "requests": self.requests,

@@ -233,8 +233,9 @@ class Scheduler:
         return [reading] * bool(reading) + runs + batches
 
     def shared_calls(self) -> list[list[Active]]:
-        """Throughput: every decoding request's rows and as much prompt as fits, in one call (llama-server's way);
-        a run too long to share the call gets calls of its own."""
+        """Throughput: every decoding request's rows and, oldest first, as much prompt as the call has room for
+        (`evaluate` gives a reader past the room no rows), in one call (llama-server's way); a run too long to
+        share the call gets calls of its own."""
         decoding = sorted(
             (a for a in self.active if not a.prefilling and a.pending and not a.guesses), key=lambda a: a.slot.sequence
         )
@@ -247,12 +248,7 @@ class Scheduler:
                 rows += len(active.pending)
             else:
                 alone.append([active])
-        room = self.prompt_room(shared)
-        for active in (a for a in self.active if a.prefilling):
-            if room <= 0:
-                break
-            shared.append(active)
-            room -= len(active.ticket.prompt) - active.position
+        shared += [a for a in self.active if a.prefilling]
         return ([shared] if shared else []) + alone
 
     def prompt_room(self, group: Sequence[Active]) -> int:

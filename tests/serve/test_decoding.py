@@ -8,7 +8,6 @@ call whose arguments are valid for the tool's schema, and plain text must come o
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,6 @@ import numpy as np
 import pytest
 
 from models.dialects import OPEN
-from models.registry import SMOLLM2
-from models.weights import locate
 from serve.llama.constraints import Grammars, bounded, value_chars
 from serve.llama.decoding import Decoder, Settings
 from serve.llama.engine import Engine
@@ -40,10 +37,8 @@ TOOLS: Any = [{"type": "function", "function": {"name": n, "parameters": s}} for
 
 
 @pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    loaded = Engine(locate(SMOLLM2), context=1024, threads=2, sequences=1)
-    yield loaded
-    loaded.close()
+def engine(smollm2_engine: Engine) -> Engine:
+    return smollm2_engine
 
 
 @pytest.fixture(scope="module")

@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from models.registry import SMOLLM2
-from models.weights import locate
 from serve.errors import EngineError
 from serve.llama.engine import Engine, Row
 
 
-@pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    loaded = Engine(locate(SMOLLM2), context=256, threads=1, sequences=2)
-    yield loaded
-    loaded.close()
-
-
-def test_logits_of_a_row_that_did_not_ask_for_them_are_an_engine_error(engine: Engine) -> None:
+def test_logits_of_a_row_that_did_not_ask_for_them_are_an_engine_error(smollm2_engine: Engine) -> None:
+    engine = smollm2_engine
     engine.keep(0, 0)
     engine.decode([Row(1, 0, 0), Row(2, 1, 0, logits=True)])
     assert engine.logits(1).shape == (engine.n_vocab,)
@@ -27,7 +17,11 @@ def test_logits_of_a_row_that_did_not_ask_for_them_are_an_engine_error(engine: E
         engine.logits(0)
 
 
-def test_rows_outside_the_sequences_context_or_batch_are_refused_before_llama_cpp_sees_them(engine: Engine) -> None:
-    for rows in ([Row(1, 0, 2)], [Row(1, 256, 0)], [Row(engine.n_vocab, 0, 0)], [], [Row(1, p, 0) for p in range(513)]):
+def test_rows_outside_the_sequences_context_or_batch_are_refused_before_llama_cpp_sees_them(
+    smollm2_engine: Engine,
+) -> None:
+    engine = smollm2_engine
+    outside = [[Row(1, 0, 1)], [Row(1, engine.context, 0)], [Row(engine.n_vocab, 0, 0)], []]
+    for rows in [*outside, [Row(1, p, 0) for p in range(engine.batch_size + 1)]]:
         with pytest.raises(EngineError):
             engine.decode(rows)

@@ -5,26 +5,20 @@ is measured once per model file."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from models.registry import SMOLLM2
-from models.weights import locate
 from serve.llama.engine import Engine, Row
 from serve.llama.probe import exact_granularity, remembered_granularity
-from tests.conftest import llama_threads
 
 CHUNK = 16
 
 
-@pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    loaded = Engine(locate(SMOLLM2), context=512, threads=int(llama_threads()), sequences=1)
-    yield loaded
-    loaded.close()
+@pytest.fixture
+def engine(smollm2_engine: Engine) -> Engine:
+    return smollm2_engine
 
 
 def read(engine: Engine, tokens: list[int], sizes: list[int]) -> np.ndarray:
