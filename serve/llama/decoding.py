@@ -125,16 +125,27 @@ class Decoder:
         if self.settings.ignore_eos:
             scores[list(self.end_tokens)] = -np.inf
         if self.matcher is not None:
-            if self.mask is None:
-                self.mask = llguidance.numpy.allocate_token_bitmask(1, self.grammars.tokenizer.vocab_size)
-            llguidance.numpy.fill_next_token_bitmask(self.matcher, self.mask, 0)
-            llguidance.numpy.apply_token_bitmask_inplace(scores, self.mask)
-            if self.settings.max_tokens - len(self.tokens) <= closing_reserve(self.settings):
+            closing = self.settings.max_tokens - len(self.tokens) <= closing_reserve(self.settings)
+            if self.settings.temperature <= 0 and not closing:
+                best = int(np.argmax(scores))
+                if self.matcher.validate_tokens([best]) == 1:
+                    return best  # the grammar allows the model's own choice: the mask would not change it
+            self.apply_mask(scores)
+            if closing:
                 closers = self.closers.at(self.text[self.constrained_from :])
                 scores[list(closers)] += CLOSING_BONUS  # near the end: close what is open (a masked -inf stays)
         if self.settings.temperature <= 0:
             return int(np.argmax(scores))
         return self.sample(scores)
+
+    def apply_mask(self, scores: npt.NDArray[np.float32]) -> None:
+        """Every token the grammar refuses gets -inf. Computing the mask walks the whole vocabulary (about 10 ms
+        on a 150k vocabulary where most tokens are allowed), so a greedy step checks the model's choice first."""
+        assert self.matcher is not None
+        if self.mask is None:
+            self.mask = llguidance.numpy.allocate_token_bitmask(1, self.grammars.tokenizer.vocab_size)
+        llguidance.numpy.fill_next_token_bitmask(self.matcher, self.mask, 0)
+        llguidance.numpy.apply_token_bitmask_inplace(scores, self.mask)
 
     def sample(self, scores: npt.NDArray[np.float32]) -> int:
         scaled = scores.astype(np.float64) / self.settings.temperature

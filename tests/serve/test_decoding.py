@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import llguidance
+import llguidance.numpy
 import numpy as np
 import pytest
 
@@ -176,3 +178,33 @@ def test_a_control_token_the_model_writes_is_left_out_of_the_reply(engine: Engin
     message, finish, _ = decoder.reply([1])
     assert message["content"] == "Done." and finish == "stop" and "<|im_start|>" not in decoder.text
     assert engine.tokenize("<|im_start|>")[0] in engine.control_tokens()
+
+
+PROSE = 'root ::= [ \\t\\n]* [A-Za-z0-9"] [^\\x00]*'  # a reply that opens with a word (a harness's answer turn)
+
+
+@pytest.mark.parametrize("grammar", ["prose", "call"])
+def test_a_greedy_pick_under_a_grammar_is_the_argmax_of_the_masked_scores(
+    engine: Engine, grammars: Grammars, grammar: str
+) -> None:
+    """Whichever token the model favours, allowed or refused, in every state of a reply: the greedy pick is the
+    best token the grammar allows, as if every refused token had been masked out first."""
+    forced = grammars.gbnf(PROSE) if grammar == "prose" else grammars.tool_grammar(TOOLS, False).lark("required")
+    text = ' "Yes": notes.txt says hi.' if grammar == "prose" else '{"name": "read_file", "arguments": {"path": "a b'
+    rng = np.random.default_rng(7)
+    ends = [t for t in range(engine.n_vocab) if engine.is_end(t)]
+    candidates = [*rng.choice(engine.n_vocab, 300, replace=False), *ends]
+    decoder, states = Decoder(Settings(max_tokens=100, forced=forced), grammars, engine.piece, engine.is_end), 0
+    while decoder.finish is None and len(decoder.text) < len(text) and text.startswith(decoder.text):
+        reference = decoder.matcher.deep_copy()
+        for favoured in candidates:
+            logits = rng.normal(size=engine.n_vocab).astype(np.float32)
+            logits[favoured] = 100.0
+            masked = logits.copy()
+            mask = llguidance.numpy.allocate_token_bitmask(1, engine.n_vocab)
+            llguidance.numpy.fill_next_token_bitmask(reference, mask, 0)
+            llguidance.numpy.apply_token_bitmask_inplace(masked, mask)
+            assert decoder.pick(logits) == int(np.argmax(masked)), (decoder.text, favoured)
+        decoder.accept(engine.tokenize(text[len(decoder.text) :])[0])  # the grammar may force more after it
+        states += 1
+    assert states >= 5 and decoder.text == text, decoder.text
