@@ -160,6 +160,9 @@ class ChatCompletionRequest(BaseModel):
     # `parameters`; the prompt shows the tools as sent, so a client can narrow a call from turn to turn
     # (say, to the files it has not read) without changing the prompt's cached prefix
     tool_parameters: dict[str, dict[str, Any]] | None = None
+    # ours: the tools whose calls are worth making once per reply; a reply ends at its first call of one of
+    # them identical (same name, same arguments) to an earlier call of the same reply, and that call is dropped
+    distinct_calls: list[str] | None = Field(default=None, max_length=1024)
     ignore_eos: bool | None = None  # llama-server's extension: generate to max_tokens (for measurements)
     parallel_tool_calls: bool | None = None
     stream: bool = False

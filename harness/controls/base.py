@@ -134,9 +134,14 @@ def set_aside(turn: Turn, names: set[str]) -> None:
     ask_for_answer(turn, "nothing left to look at")
 
 
+TOOL_FIELDS = ("tool_parameters", "distinct_calls")  # request fields that name tools: sent only beside them
+
+
 def ask_for_answer(turn: Turn, why: str) -> None:
-    """Make this turn the answer turn: no tools are offered (a reason already given stays)."""
-    turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None)
+    """Make this turn the answer turn: no tools are offered, nor any field that names one (a reason already
+    given stays)."""
+    extra = {key: value for key, value in turn.request.extra.items() if key not in TOOL_FIELDS}
+    turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None, extra=extra)
     turn.answer = turn.answer or why
 
 

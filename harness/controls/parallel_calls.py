@@ -1,4 +1,4 @@
-"""parallel_calls: one reply may hold several calls."""
+"""parallel_calls: one reply may hold several calls, and repeats none of its own read-only calls."""
 
 from __future__ import annotations
 
@@ -11,10 +11,21 @@ from harness.controls.base import Hooks, RunContext, Turn
 @dataclass(frozen=True)
 class ParallelCalls(Hooks):
     """Asks for parallel_tool_calls whenever tools may be called: a small model that reads several files in
-    one reply needs fewer turns, and reads more of them before it answers."""
+    one reply needs fewer turns, and reads more of them before it answers. A small model that reads in
+    parallel also tends to write the same call again and again until max_tokens; a server that takes
+    `distinct_calls` (this project's) is asked to end a reply at its first read-only call that repeats one
+    of the same reply (such a call would only be refused, and what follows it is mostly more of them)."""
 
     name: ClassVar[str] = "parallel_calls"
+    distinct_calls: bool = False  # the server ends a reply at a repeated call of the tools it is told
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
-        if turn.request.tools and turn.request.tool_choice != "none":
-            turn.request = replace(turn.request, parallel_tool_calls=True)
+        request = turn.request
+        if not request.tools or request.tool_choice == "none":
+            return
+        extra = request.extra
+        if self.distinct_calls:
+            names = [d["function"]["name"] for d in request.tools]
+            read_only = [name for name in names if (tool := run.tools.get(name)) is not None and tool.read_only]
+            extra = {**extra, "distinct_calls": read_only} if read_only else extra
+        turn.request = replace(request, parallel_tool_calls=True, extra=extra)

@@ -93,23 +93,26 @@ def context_of(card: Mapping[str, Any] | None) -> int | None:
 
 def facts_of(card: Mapping[str, Any] | None) -> dict[str, ControlParameter]:
     """What a control may be told of the server, from the model's card: its context window (`context`), and
-    whether it narrows calls by the `tool_parameters` field (this project's server lists its extensions)."""
+    whether it narrows calls by the `tool_parameters` field and ends a reply at a repeated call when told
+    `distinct_calls` (this project's server lists its extensions)."""
     meta = card.get("meta") if card is not None else None
     extensions = meta.get("extensions") if isinstance(meta, Mapping) else None
     facts: dict[str, ControlParameter] = {}
     if (window := context_of(card)) is not None:
         facts["context"] = window
-    if isinstance(extensions, list) and "tool_parameters" in extensions:
-        facts["tool_parameters"] = True
+    for extension in ("tool_parameters", "distinct_calls"):
+        if isinstance(extensions, list) and extension in extensions:
+            facts[extension] = True
     return facts
 
 
-SERVER_FACTS = ("context", "tool_parameters")
+SERVER_FACTS = ("context", "tool_parameters", "distinct_calls")
 
 
 def fitted(specs: tuple[ControlSpec, ...], facts: Mapping[str, ControlParameter]) -> tuple[ControlSpec, ...]:
     """The controls told the server's facts, each the ones it has a field for (fit_context and
-    digest_answers the window, unread_paths whether calls can be narrowed without changing the prompt)."""
+    digest_answers the window, unread_paths whether calls can be narrowed without changing the prompt,
+    parallel_calls whether a reply can be ended at a repeated call)."""
     return tuple(ControlSpec(s.name, {**s.params, **told(s.name, facts)}) for s in specs)
 
 
@@ -120,8 +123,10 @@ def told(name: str, facts: Mapping[str, ControlParameter]) -> dict[str, ControlP
 
 
 def needs_card(profile: Profile) -> bool:
-    """Whether a control of the profile takes a fact of the server and has not been told any."""
-    return any(told(s.name, dict.fromkeys(SERVER_FACTS, 0)) and not told(s.name, s.params) for s in profile.controls)
+    """Whether a control of the profile takes a fact of the server and none has been told one yet (a profile
+    fitted to a card is not fitted again, whatever the card said)."""
+    takes = any(told(s.name, dict.fromkeys(SERVER_FACTS, 0)) for s in profile.controls)
+    return takes and not any(key in SERVER_FACTS for s in profile.controls for key in s.params)
 
 
 def card_for(model: str, cards: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:

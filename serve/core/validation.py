@@ -128,6 +128,12 @@ def check_tool_parameters(request: ChatCompletionRequest, check_schema: SchemaCh
         check_schema(schema, f"tool_parameters for {name!r}", param)
 
 
+def check_distinct_calls(request: ChatCompletionRequest) -> None:
+    for name in request.distinct_calls or []:
+        if name not in request.tool_names():
+            raise InvalidRequest(f"distinct_calls names {name!r}, which is not among the tools", param="distinct_calls")
+
+
 def check_response_format(request: ChatCompletionRequest, check_schema: SchemaChecks) -> None:
     form = request.response_format
     if form is None or form.type != "json_schema":
@@ -144,4 +150,5 @@ def check_request(request: ChatCompletionRequest, check_schema: SchemaChecks) ->
     check_tools(request, check_schema)
     check_tool_choice(request)
     check_tool_parameters(request, check_schema)
+    check_distinct_calls(request)
     check_response_format(request, check_schema)

@@ -23,7 +23,8 @@ from serve.llama.probe import remembered_granularity
 from serve.llama.scheduler import Scheduler, Ticket
 from wire.types import ChatCompletionRequest, ModelCard
 
-EXTENSIONS = ("grammar", "ignore_eos", "tool_parameters", "tool_rendering")  # request fields beyond OpenAI's
+# request fields beyond OpenAI's
+EXTENSIONS = ("distinct_calls", "grammar", "ignore_eos", "tool_parameters", "tool_rendering")
 
 
 @dataclass(frozen=True)

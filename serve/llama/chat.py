@@ -5,7 +5,8 @@ without tools). `tool_choice`: `auto` watches for a call and constrains it once 
 named function constrains from the first token; `none` keeps the tools in the prompt (same context, same
 cached prefix) but parses no call and ends the reply at a <tool_call> block the model starts anyway.
 `response_format` and llama-server's `grammar` field constrain the reply from the first token. This
-server's `tool_parameters` field narrows what a call's arguments may be without changing the prompt.
+server's `tool_parameters` field narrows what a call's arguments may be without changing the prompt, and
+its `distinct_calls` field ends a reply at its first call that repeats one of the same reply.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
         top_logprobs=request.top_logprobs or 0,
         jump_forward=jump_forward,
         ignore_eos=bool(request.ignore_eos),
+        distinct=frozenset(request.distinct_calls or ()),
     )
     forced = grammars.gbnf(request.grammar) if request.grammar else None
     if document is not None:

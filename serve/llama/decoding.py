@@ -83,6 +83,7 @@ class Settings:
     offered: tuple[str, ...] | None = None  # the tool names whose calls are parsed out of the reply
     jump_forward: bool = True
     ignore_eos: bool = False
+    distinct: frozenset[str] = frozenset()  # tools whose call repeated within the reply ends it (and is dropped)
 
 
 @dataclass
@@ -97,6 +98,8 @@ class Decoder:
     tokens: list[int] = field(default_factory=list)
     text: str = ""
     forced_count: int = 0
+    whole_calls: int = 0  # the calls of the reply whose text is complete (counted only with `distinct`)
+    kept_calls: int | None = None  # the calls the reply keeps, when it ended at a repeated one
     finish: Finish | None = None
     matcher: llguidance.LLMatcher | None = None
     watching: bool = False  # looking for the opening of a call
@@ -214,8 +217,24 @@ class Decoder:
     def check_limits(self) -> None:
         if self.finish is None and self.matcher is not None and self.matcher.is_stopped():
             self.finish = "stop"
+        self.check_repeated_call()
         if self.finish is None and len(self.tokens) >= self.settings.max_tokens:
             self.finish = "length"
+
+    def check_repeated_call(self) -> None:
+        """With `distinct` tools, the reply ends once its latest whole call repeats an earlier one of the same
+        reply to a distinct tool, and the repeat is dropped: a model that starts repeating a call in one reply
+        tends to go on repeating it until max_tokens. (A call is whole once its JSON closes, or its closing
+        tag, in the tagged form; the model's tokens often run past that point, so the calls are counted.)"""
+        if self.finish is not None or not self.settings.distinct or self.matcher is None:
+            return
+        calls = parse(self.text[self.constrained_from :], self.settings.offered, partial=True).calls
+        if len(calls) <= self.whole_calls:
+            return
+        self.whole_calls = len(calls)
+        latest = (calls[-1].name, calls[-1].arguments)
+        if latest[0] in self.settings.distinct and latest in [(c.name, c.arguments) for c in calls[:-1]]:
+            self.finish, self.kept_calls = "stop", len(calls) - 1
 
     def jump_forward(self) -> list[int]:
         if self.finish is not None or self.matcher is None or not self.settings.jump_forward:
@@ -267,6 +286,8 @@ class Decoder:
 
     def reply(self, prompt: list[int]) -> tuple[AssistantMessage, FinishReason, Parsed]:
         parsed = self.parsed()
+        if self.kept_calls is not None:
+            parsed = replace(parsed, calls=parsed.calls[: self.kept_calls])
         calls: list[ToolCall] = [
             {
                 "id": call_id(prompt, index),

@@ -7,9 +7,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
+import httpx
 import pytest
 
-from harness.client import FunctionModel
+from harness.client import FunctionModel, OpenAIClient
 from harness.config import ControlSpec, Profile
 from harness.controls import SMALL, Hooks, NotYet, RunContext, Turn, build, choose
 from harness.controls.digest import (
@@ -40,6 +41,7 @@ from harness.tools.files import ListFiles, ReadFile
 from harness.tools.workspace import Workspace
 from harness.tools.writes import WriteFile
 from harness.trace import MemoryTrace
+from serve.scripted.app import create_app
 from tests.harness.helpers import Recorder, calls
 from wire.digest import Finding, read
 from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
@@ -371,6 +373,29 @@ async def test_under_the_small_profile_the_tools_sent_stay_the_same_until_the_an
     assert all(r.tools == seen[0].tools for r in seen[:4]) and seen[4].tools == []
     named = {"type": "function", "function": {"name": "read_file"}}
     assert seen[1].tool_choice == seen[2].tool_choice == named  # listed already: the forced call is a read
+
+
+async def test_parallel_calls_asks_a_server_that_can_to_end_a_reply_at_a_repeated_read(workspace: Path) -> None:
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), WriteFile(space, needs_approval=False)])
+    model, seen = answering(calls(("a", "read_file", {"path": "notes.txt"})), "Done.")
+    await run(new_run(QUESTION), tools, RunOptions(model, controls=[ParallelCalls(distinct_calls=True)]))
+    assert seen[0].extra["distinct_calls"] == ["list_files", "read_file"]  # a write repeated may be meant
+    card = {"id": "qwen", "meta": {"n_params": 494_032_768, "extensions": ["distinct_calls"]}}
+    told = {s.name: s.params for s in fitted_profile(SMALL, "qwen", [card]).controls}
+    assert told["parallel_calls"] == {"distinct_calls": True} and "distinct_calls" not in told["unread_paths"]
+
+
+async def test_an_answer_turn_sends_no_field_that_names_a_tool(workspace: Path) -> None:
+    """The last turn the cap allows offers no tools: a field that narrows or names one would be refused by a
+    server that checks it (this project's says which tool is not among the tools)."""
+    app = httpx.ASGITransport(app=create_app())
+    client = OpenAIClient("http://test/v1", "solve", transport=app)
+    space = Workspace(workspace)
+    controls = [UnreadPaths(tool_parameters=True), ParallelCalls(distinct_calls=True), LastTurn()]
+    state = new_run("Which file mentions a timeout?", limits=Limits(max_turns=2))
+    result = await run(state, Registry([ListFiles(space), ReadFile(space)]), RunOptions(client, controls=controls))
+    assert result.status == "completed" and result.turns == 2 and not client.refused
 
 
 def test_a_folder_larger_than_the_bound_is_left_open(workspace: Path) -> None:

@@ -126,6 +126,9 @@ async def test_content_parts_and_the_developer_role_are_read(client: httpx.Async
         (chat(tools=[TOOL], tool_parameters={"f": {"type": "array"}}), "must describe an object"),
         (chat(tools=[TOOL], tool_parameters={"f": {"$ref": "http://evil/x"}}), "not local"),
         (chat(tools=[TOOL], tool_parameters={"f": []}), "tool_parameters"),
+        (chat(tools=[TOOL], distinct_calls=["zz"]), "distinct_calls names 'zz'"),
+        (chat(tools=[TOOL], distinct_calls="f"), "distinct_calls"),
+        (chat(tools=[TOOL], distinct_calls=["f"] * 1025), "distinct_calls"),
     ],
 )
 async def test_bad_requests_are_400s_that_say_what_is_wrong(client: httpx.AsyncClient, body: Any, needle: str) -> None:

@@ -208,3 +208,28 @@ def test_a_greedy_pick_under_a_grammar_is_the_argmax_of_the_masked_scores(
         decoder.accept(engine.tokenize(text[len(decoder.text) :])[0])  # the grammar may force more after it
         states += 1
     assert states >= 5 and decoder.text == text, decoder.text
+
+
+@pytest.mark.parametrize("form", ["tagged", "bare"])
+def test_a_reply_ends_at_its_first_repeat_of_a_distinct_call_and_drops_it(
+    engine: Engine, grammars: Grammars, form: str
+) -> None:
+    """A small model reading files in parallel often writes the same call over and over until max_tokens; with
+    `distinct`, the reply ends at the first repeat and keeps the calls before it."""
+    call = '{{"name": "read_file", "arguments": {{"path": "{}"}}}}'
+    shape = "<tool_call>\n{}\n</tool_call>\n" if form == "tagged" else "{}\n"
+    read = [shape.format(call.format(p)) for p in "abcd"]
+    text = (read[0] + read[1] + read[0] + read[2] + read[3]).rstrip()
+    tools = grammars.tool_grammar(TOOLS, parallel=True)
+    replies = {}
+    for distinct in (frozenset(), frozenset({"list_files"}), frozenset({"read_file"})):
+        settings = Settings(max_tokens=300, tools=tools, offered=tuple(SCHEMAS), distinct=distinct)
+        decoder = Decoder(settings, grammars, engine.piece, engine.is_end)
+        drive(engine, decoder, text, closers(engine))
+        message, finish, _ = decoder.reply([1])
+        paths = [json.loads(c["function"]["arguments"])["path"] for c in message["tool_calls"]]
+        replies[distinct] = (paths, finish, decoder.text)
+    assert replies[frozenset()][0] == replies[frozenset({"list_files"})][0] == ["a", "b", "a", "c", "d"]
+    paths, finish, generated = replies[frozenset({"read_file"})]
+    assert paths == ["a", "b"] and finish == "tool_calls"
+    assert generated.rstrip() == (read[0] + read[1] + read[0]).rstrip()  # nothing generated past the repeat
