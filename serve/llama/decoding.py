@@ -99,6 +99,7 @@ class Decoder:
     text: str = ""
     forced_count: int = 0
     whole_calls: int = 0  # the calls of the reply whose text is complete (counted only with `distinct`)
+    scanned: int = 0  # how much of `text` was looked at for a closed call
     kept_calls: int | None = None  # the calls the reply keeps, when it ended at a repeated one
     finish: Finish | None = None
     matcher: llguidance.LLMatcher | None = None
@@ -228,6 +229,9 @@ class Decoder:
         tag, in the tagged form; the model's tokens often run past that point, so the calls are counted.)"""
         if self.finish is not None or not self.settings.distinct or self.matcher is None:
             return
+        fresh, self.scanned = self.text[self.scanned :], len(self.text)
+        if "}" not in fresh and ">" not in fresh:
+            return  # no call closed: the reply is parsed again only when one may have
         calls = parse(self.text[self.constrained_from :], self.settings.offered, partial=True).calls
         if len(calls) <= self.whole_calls:
             return
