@@ -91,6 +91,10 @@ def context_of(card: Mapping[str, Any] | None) -> int | None:
     return window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
 
 
+EXTENSION_FACTS = ("tool_parameters", "distinct_calls")  # request extensions a control is told the server takes
+SERVER_FACTS = ("context", *EXTENSION_FACTS)
+
+
 def facts_of(card: Mapping[str, Any] | None) -> dict[str, ControlParameter]:
     """What a control may be told of the server, from the model's card: its context window (`context`), and
     whether it narrows calls by the `tool_parameters` field and ends a reply at a repeated call when told
@@ -100,13 +104,9 @@ def facts_of(card: Mapping[str, Any] | None) -> dict[str, ControlParameter]:
     facts: dict[str, ControlParameter] = {}
     if (window := context_of(card)) is not None:
         facts["context"] = window
-    for extension in ("tool_parameters", "distinct_calls"):
-        if isinstance(extensions, list) and extension in extensions:
-            facts[extension] = True
+    if isinstance(extensions, list):
+        facts |= {extension: True for extension in EXTENSION_FACTS if extension in extensions}
     return facts
-
-
-SERVER_FACTS = ("context", "tool_parameters", "distinct_calls")
 
 
 def fitted(specs: tuple[ControlSpec, ...], facts: Mapping[str, ControlParameter]) -> tuple[ControlSpec, ...]:
