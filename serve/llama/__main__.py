@@ -112,7 +112,7 @@ def load(args: argparse.Namespace) -> LlamaBackend:
         args.throughput,
         args.draft,
     )
-    return LlamaBackend(engine, facts, options)
+    return LlamaBackend(engine, facts, options, say=lambda line: print(line, file=sys.stderr, flush=True))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,10 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"serving {backend.facts.name} ({backend.engine.quantisation}) on http://{args.host}:{args.port}/v1 "
         f"(context {backend.engine.context}, {backend.engine.threads} threads, {args.parallel} in parallel, "
-        f"{backend.options.mode})",
+        f"{backend.mode.name})",
         file=sys.stderr,
         flush=True,
     )
+    if backend.invariance is not None:
+        print(f"batch invariance: {backend.invariance.describe()}", file=sys.stderr, flush=True)
     try:
         run_server(create_app(backend, BodyLimits(int(args.max_body_mb * 1_000_000))), args.host, args.port, args.quiet)
     finally:

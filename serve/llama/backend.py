@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncGenerator, Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -19,8 +19,9 @@ from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compile
 from serve.llama.constraints import FAMILIES, Grammars
 from serve.llama.decoding import Closers, Decoder, Settings
 from serve.llama.engine import Engine
-from serve.llama.probe import remembered_granularity
-from serve.llama.scheduler import Scheduler, Ticket
+from serve.llama.modes import BatchInvariant, Mode, Throughput
+from serve.llama.probe import Invariance, remembered
+from serve.llama.scheduler import DECODE_ROWS, Scheduler, Ticket
 from wire.types import ChatCompletionRequest, ModelCard
 
 # request fields beyond OpenAI's
@@ -36,10 +37,6 @@ class Options:
     compile_timeout_s: float = DEFAULT_TIMEOUT_S  # a client's grammar or schema compiles within this, or is refused
     throughput: bool = False  # the engine must be loaded for the same mode (Engine(batch_invariant=...))
     draft: int = 0  # prompt-lookup drafting: tokens guessed per check (0: off)
-
-    @property
-    def mode(self) -> str:
-        return "throughput" if self.throughput else "batch-invariant"
 
 
 @dataclass
@@ -62,7 +59,9 @@ class ModelFacts:
 
 
 class LlamaBackend:
-    def __init__(self, engine: Engine, facts: ModelFacts, options: Options | None = None) -> None:
+    def __init__(
+        self, engine: Engine, facts: ModelFacts, options: Options | None = None, say: Callable[[str], object] = print
+    ) -> None:
         self.engine, self.facts, self.options = engine, facts, options or Options()
         self.template = ChatTemplate(engine.chat_template, bos_token=engine.bos_text, eos_token=engine.eos_text)
         self.compiler = Compiler(engine.gguf, self.options.compile_timeout_s)
@@ -73,17 +72,20 @@ class LlamaBackend:
         self.closers = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece)
         self.hidden = engine.control_tokens()
         self.specials = engine.special_texts()
-        chunk, store = self.options.chunk, cache_root() / "granularity"
-        granularity = 1 if self.options.throughput else remembered_granularity(engine, chunk, facts.sha256, store)
+        self.invariance: Invariance | None = None
+        self.mode: Mode = Throughput(self.options.chunk)
+        if not self.options.throughput:
+            asked = min(DECODE_ROWS, self.options.parallel)
+            store = cache_root() / "invariance"
+            self.invariance = remembered(engine, self.options.chunk, asked, facts.sha256, store, say)
+            self.mode = BatchInvariant(self.options.chunk, self.invariance.granularity, self.invariance.decode_rows)
         self.scheduler = Scheduler(
             engine,
             self.decoder,
-            self.options.parallel,
-            self.options.chunk,
-            self.options.prompt_cache,
-            self.options.throughput,
-            granularity,
-            self.options.draft,
+            parallel=self.options.parallel,
+            mode=self.mode,
+            prompt_cache=self.options.prompt_cache,
+            draft=self.options.draft,
             stack_bytes=COMPILE_STACK_BYTES,  # it compiles a tool call's grammar when a reply opens one
         )
         self.scheduler.start()
@@ -124,7 +126,7 @@ class LlamaBackend:
             **({"fault": fault} if fault is not None else {}),
             "model": self.facts.name,
             "loaded": True,
-            "mode": self.options.mode,
+            "mode": self.mode.name,
             **self.meta(),
             "tool_call_dialect": self.facts.dialect,
             "threads": engine.threads,
@@ -132,7 +134,8 @@ class LlamaBackend:
             "sequences": engine.sequences,
             "prompt_cache": self.scheduler.slots.stats()
             | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk}
-            | {"granularity": self.scheduler.granularity},
+            | {"granularity": self.mode.granularity},
+            **({"invariance": asdict(self.invariance)} if self.invariance is not None else {}),
             "jump_forward": self.options.jump_forward,
             "draft": self.options.draft,
             "requests": self.requests,

@@ -5,10 +5,10 @@ next rows of every request, in one of two ways:
 
 - batch invariant (the default): the next aligned call (at most a chunk) of the oldest request still
   reading its prompt (so a newcomer's prefill never stalls the others for long), each jump-forward run in
-  a call of its own, and one token of every other decoding request in shared calls of at most DECODE_ROWS
-  rows. Calls never mix prompt rows with decode rows: a row's arithmetic then depends only on its own
-  sequence, so a request's greedy reply is the same alone or beside others, and the same whether its
-  prefix came from the cache or not.
+  a call of its own, and one token of every other decoding request in shared calls of at most the
+  measured `decode_rows` rows. Calls never mix prompt rows with decode rows: a request's greedy reply is
+  then the same alone or beside others, and the same whether its prefix came from the cache or not (see
+  modes.py for the call plan and probe.py for what is measured).
 - throughput: every decoding request's rows and as much prompt as the call has room for, in one call, as
   llama-server does; with llama.cpp's fastest kernels (see the engine) a reply may then depend on what else
   was running.
@@ -39,15 +39,12 @@ from serve.llama.compiler import start_thread
 from serve.llama.decoding import Decoder, Settings
 from serve.llama.drafting import lookup
 from serve.llama.engine import Row
+from serve.llama.modes import BatchInvariant, Mode, Throughput
 from serve.llama.slots import Slot, Slots
 from wire.types import Timings, usage_of
 
 log = logging.getLogger(__name__)
-# An earlier measurement found 1..7 decode rows bit-identical per row and 8 not; a later one found a decode
-# row beside 8-64 rows of another sequence's prompt identical, so where (or whether) the kernels switch is
-# not settled. Four rows per call stays inside what was measured identical and matches the default
-# --parallel; more concurrent requests take more calls.
-DECODE_ROWS = 4
+DECODE_ROWS = 4  # the most decode rows of different requests the probe is asked to check for one call
 STALL_S = 60.0  # work in flight and nothing done for this long: the scheduler is not making progress
 Sink = Callable[[Event | EngineError], None]
 
@@ -113,20 +110,20 @@ class Scheduler:
         self,
         engine: KVEngine,
         make_decoder: Callable[[Settings], Decoder],
+        *,
         parallel: int,
-        chunk: int,
+        mode: Mode,
         prompt_cache: bool = True,
-        throughput: bool = False,
-        granularity: int | None = None,
         draft: int = 0,
         stack_bytes: int = 0,
         stall_s: float = STALL_S,
     ) -> None:
         self.engine, self.make_decoder = engine, make_decoder
-        self.parallel, self.chunk, self.throughput = parallel, chunk, throughput
-        self.granularity = granularity or chunk  # batch invariant: see probe.py; it divides the chunk
+        self.parallel, self.mode = parallel, mode
         self.draft = draft  # tokens guessed by prompt lookup per check (0: no drafting)
-        self.slots = Slots(engine.sequences, self.granularity, reuse=prompt_cache, working=parallel, whole=throughput)
+        self.slots = Slots(
+            engine.sequences, mode.granularity, reuse=prompt_cache, working=parallel, whole=mode.keeps_reply_cells
+        )
         self.waiting: deque[Ticket] = deque()
         self.active: list[Active] = []
         self.wakeup = threading.Condition()
@@ -196,7 +193,7 @@ class Scheduler:
         self.drop_cancelled()
         self.admit()
         drafted = self.drafted()
-        for group in self.shared_calls() if self.throughput else self.invariant_calls():
+        for group in self.shared_calls() if isinstance(self.mode, Throughput) else self.invariant_calls(self.mode):
             self.guarded(group, self.evaluate)
         for active in drafted:
             self.guarded([active], self.verify)
@@ -219,16 +216,16 @@ class Scheduler:
                 found.append(active)
         return found
 
-    def invariant_calls(self) -> list[list[Active]]:
+    def invariant_calls(self, mode: BatchInvariant) -> list[list[Active]]:
         """The next aligned prompt call of the oldest request still reading, each jump-forward run alone, and
-        single tokens in calls of at most DECODE_ROWS rows: a row's arithmetic depends on its own sequence only."""
+        single tokens in calls of at most the mode's decode rows: a row's numbers depend on its own sequence only."""
         reading = [a for a in self.active if a.prefilling][:1]
         decoding = [a for a in self.active if not a.prefilling and a.pending and not a.guesses]
         runs = [[a] for a in decoding if len(a.pending) > 1]
         # In sequence order: llama.cpp splits a batch whose sequences come out of order into several ubatches
         # (one pass over the weights each), which made a 4-row step cost 75-95 ms instead of 55 here.
         singles = sorted((a for a in decoding if len(a.pending) == 1), key=lambda a: a.slot.sequence)
-        size = min(DECODE_ROWS, self.engine.batch_size)
+        size = min(mode.decode_rows, self.engine.batch_size)
         batches = [singles[first : first + size] for first in range(0, len(singles), size)]
         return [reading] * bool(reading) + runs + batches
 
@@ -254,19 +251,7 @@ class Scheduler:
     def prompt_room(self, group: Sequence[Active]) -> int:
         """How many prompt rows a call may add to the decode rows of this group."""
         decode_rows = sum(len(a.pending) for a in group if not a.prefilling)
-        return min(self.chunk, self.engine.batch_size - decode_rows)
-
-    def prompt_end(self, active: Active, room: int) -> int:
-        """Where this call's part of a prompt ends. Throughput: as far as the call has room. Batch invariant:
-        from a multiple of the granularity, a whole chunk or the largest power of two that fits before the
-        prompt's last multiple of the granularity; then the rest of the prompt in a call of its own."""
-        start, length = active.position, len(active.ticket.prompt)
-        if self.throughput:
-            return min(length, start + max(room, 0))
-        aligned = length - length % self.granularity - start
-        if aligned <= 0:
-            return length
-        return start + (self.chunk if aligned >= self.chunk else 1 << (aligned.bit_length() - 1))
+        return min(self.mode.chunk, self.engine.batch_size - decode_rows)
 
     def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
         """Run one evaluation; if it fails, a lone request fails, and a shared call is made again one request
@@ -359,7 +344,7 @@ class Scheduler:
         """The tokens this call evaluates for a request, and the position whose logits it needs."""
         start, prompt = active.position, active.ticket.prompt
         if active.prefilling:
-            return prompt[start : self.prompt_end(active, room)], len(prompt) - 1
+            return prompt[start : self.mode.prompt_end(start, len(prompt), room)], len(prompt) - 1
         if start + len(active.pending) > self.engine.context:
             active.decoder.finish = "length"
             return [], -1

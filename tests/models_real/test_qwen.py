@@ -23,9 +23,10 @@ from harness.prompts import SYSTEM_PROMPT
 from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from harness.tools.workspace import Workspace
-from models.registry import QWEN_CODER_05, QWEN_CODER_15
+from models.registry import QWEN_CODER_05, QWEN_CODER_15, ModelSpec
 from models.weights import on_disk
 from tests.conftest import Server
+from tests.serve.invariance import same_numbers_everywhere
 
 pytestmark = [
     pytest.mark.models,
@@ -87,3 +88,12 @@ async def test_the_15b_gives_each_of_four_concurrent_requests_the_reply_it_gets_
     finally:
         server.stop()
     assert list(together) == alone
+
+
+@pytest.mark.parametrize("spec", [QWEN_CODER_05, QWEN_CODER_15], ids=lambda s: s.name)
+async def test_a_long_greedy_request_gets_the_same_numbers_fresh_cached_after_any_cut_and_beside_others(
+    spec: ModelSpec,
+) -> None:
+    if on_disk(spec) is None:
+        pytest.skip(f"{spec.name} is not on disk")
+    await same_numbers_everywhere(spec.name, "--threads", "2", "--ctx", "2048")

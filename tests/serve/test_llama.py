@@ -19,6 +19,7 @@ from openai import AsyncOpenAI, OpenAI
 from models.registry import SMOLLM2
 from tests.conftest import Server, default_files, llama_threads
 from tests.harness.cli_support import harness_process
+from tests.serve.invariance import same_numbers_everywhere
 
 MODEL = "smollm2-135m-instruct"
 READ_FILE: Any = {
@@ -53,7 +54,7 @@ def client(llama: Server) -> Iterator[OpenAI]:
 
 
 def ask(server: Server, messages: Any, **extra: Any) -> dict[str, Any]:
-    body = {"model": MODEL, "messages": messages, "max_tokens": 24, **extra}
+    body = {"model": MODEL, "max_tokens": 24, "messages": messages, **extra}
     response = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=300)
     assert response.status_code == 200, response.text
     return dict(response.json())
@@ -75,25 +76,11 @@ def test_a_reply_has_usage_timings_and_the_loaded_files_facts(llama: Server, cli
 
 
 @pytest.mark.slow
-def test_same_request_same_reply_whatever_the_cache_holds(llama: Server) -> None:
-    """Prompts are read in aligned calls of the sizes the server measured at start to compute a row as a whole
-    chunk does, and only those cells are reused, so a cached prefix changes nothing: the reply is the one a
-    server with no cache at all gives."""
-    uncached = Server(
-        "serve.llama", "--model", MODEL, "--threads", llama_threads(), "--ctx", "1024", "--no-prompt-cache", "--quiet"
-    )
-    granularity = httpx.get(f"{llama.url}/healthz").json()["prompt_cache"]["granularity"]
-    try:
-        for topic in ("rotation", "timeouts"):
-            messages = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": f"Explain {topic}."}]
-            first, again = ask(llama, messages), ask(llama, messages)
-            fresh = ask(uncached, messages)
-            assert first["choices"][0]["message"] == again["choices"][0]["message"] == fresh["choices"][0]["message"]
-            cached = again["usage"]["prompt_tokens_details"]["cached_tokens"]
-            assert cached > 0 and cached % granularity == 0
-            assert fresh["usage"]["prompt_tokens_details"]["cached_tokens"] == 0
-    finally:
-        uncached.stop()
+@pytest.mark.parametrize("chunk", ["16", "64"])
+async def test_a_long_greedy_request_gets_the_same_numbers_fresh_cached_after_any_cut_and_beside_others(
+    chunk: str,
+) -> None:
+    await same_numbers_everywhere(MODEL, "--threads", llama_threads(), "--ctx", "1024", "--chunk", chunk)
 
 
 def test_a_second_turn_reuses_the_first_turns_prompt_to_within_the_granularity(llama: Server) -> None:

@@ -21,12 +21,18 @@ from serve.core.backend import Event, Finished, TextOut
 from serve.errors import EngineError
 from serve.llama.decoding import Decoder, Settings
 from serve.llama.engine import Row
+from serve.llama.modes import BatchInvariant, Mode, Throughput
 from serve.llama.scheduler import Scheduler, Ticket
 
 VOCAB = 64
 END = 0
 MARK = 63  # the culprit's prompts carry this token
 CHUNK = 4
+INVARIANT = BatchInvariant(CHUNK, CHUNK, decode_rows=4)
+
+
+def mode(throughput: bool) -> Mode:
+    return Throughput(CHUNK) if throughput else INVARIANT
 
 
 class Injected(RuntimeError):
@@ -164,7 +170,7 @@ def serve_all(scheduler: Scheduler, prompts: list[list[int]]) -> list[Outcome]:
 
 
 def alone(prompt: list[int]) -> object:
-    scheduler = Scheduler(FakeEngine(), decoders(), parallel=4, chunk=CHUNK)
+    scheduler = Scheduler(FakeEngine(), decoders(), parallel=4, mode=INVARIANT)
     scheduler.start()
     try:
         outcome = submit(scheduler, prompt)
@@ -216,7 +222,7 @@ def throughput(request: pytest.FixtureRequest) -> bool:
 def run_with_culprit(
     engine: FakeEngine, stage: str, expected: list[object], throughput: bool, culprit_sink: Any = None
 ) -> Outcome:
-    scheduler = Scheduler(engine, decoders(stage), parallel=4, chunk=CHUNK, throughput=throughput)
+    scheduler = Scheduler(engine, decoders(stage), parallel=4, mode=mode(throughput))
     culprit = submit(scheduler, CULPRIT, seed=13, sink=culprit_sink)  # first: admitted first
     others = [submit(scheduler, prompt) for prompt in PROMPTS]
     scheduler.start()
@@ -278,7 +284,7 @@ def test_a_request_whose_client_is_gone_is_dropped_and_frees_its_sequence(
 def kinds_per_call(throughput: bool, batch_size: int = 512) -> tuple[list[object], list[set[str]]]:
     """Serve every prompt at once; each request's reply, and which kinds of rows each call held."""
     engine = FakeEngine(batch_size=batch_size)
-    outcomes = serve_all(Scheduler(engine, decoders(), parallel=4, chunk=CHUNK, throughput=throughput), PROMPTS)
+    outcomes = serve_all(Scheduler(engine, decoders(), parallel=4, mode=mode(throughput)), PROMPTS)
     starts = [row for call in engine.calls for row in call if row.position == 0]
     lengths = {row.sequence: len(p) for row in starts for p in PROMPTS if p[0] == row.token}
     kinds = [{"prompt" if r.position < lengths[r.sequence] else "decode" for r in call} for call in engine.calls]
@@ -303,12 +309,12 @@ def test_no_call_exceeds_the_engine_s_batch(expected: list[object], throughput: 
     assert replies == expected
 
 
-def test_batch_invariant_prompt_calls_start_at_multiples_of_the_granularity_and_only_the_tail_is_smaller() -> None:
-    """Every call reading a prompt has the chunk's size or a power of two from the granularity up, starts at a
-    multiple of it, and the prompt's last (length mod g) tokens come alone: the shapes the start-up probe checked.
-    A second request sharing 13 tokens reuses 12 of them, whatever was cached past that."""
+def test_batch_invariant_prompt_calls_start_at_multiples_of_their_size_and_only_the_tail_is_smaller() -> None:
+    """Every call reading a prompt has the chunk's size or a power of two from the granularity up and starts at a
+    multiple of its own size, and the prompt's last (length mod g) tokens come alone: the shapes the start-up
+    probe checked. A second request sharing 13 tokens reuses 12 of them, whatever was cached past that."""
     engine = FakeEngine()
-    scheduler = Scheduler(engine, decoders(), parallel=4, chunk=8, granularity=2)
+    scheduler = Scheduler(engine, decoders(), parallel=4, mode=BatchInvariant(8, 2))
     first, second = list(range(1, 22)), [*range(1, 14), *range(40, 50)]
     scheduler.start()
     try:
@@ -320,7 +326,28 @@ def test_batch_invariant_prompt_calls_start_at_multiples_of_the_granularity_and_
         scheduler.stop()
     assert isinstance(outcome.events[-1], Finished) and outcome.events[-1].timings.cache_n == 12
     reading = [call for call in engine.calls if call[0].position < len(second)]
-    assert [(call[0].position, len(call)) for call in reading] == [(12, 8), (20, 2), (22, 1)]
+    assert [(call[0].position, len(call)) for call in reading] == [(12, 4), (16, 4), (20, 2), (22, 1)]
+
+
+def test_a_prompt_call_plan_covers_the_prompt_in_aligned_calls_from_any_reusable_start() -> None:
+    """From every multiple of the granularity, the calls tile the prompt exactly; each call before the tail has
+    a size of the mode and starts at a multiple of that size; the tail is shorter than the granularity."""
+    for chunk, granularity in ((64, 8), (16, 2), (64, 64), (96, 4), (8, 1)):
+        mode = BatchInvariant(chunk, granularity)
+        for length in range(1, 3 * chunk + 3):
+            for start in range(0, length, granularity):
+                ends, at = [], start
+                while at < length:
+                    at = mode.prompt_end(at, length, room=0)
+                    ends.append(at)
+                calls = list(zip([start, *ends], ends, strict=False))
+                aligned = length - length % granularity
+                assert ends[-1] == length and all(b > a for a, b in calls)
+                for a, b in calls:
+                    if b <= aligned:
+                        assert b - a in mode.sizes and a % (b - a) == 0
+                    else:
+                        assert a == aligned and b - a < granularity
 
 
 @dataclass
@@ -343,7 +370,7 @@ class CopyingEngine(FakeEngine):
 
 def drafted_run(draft: int) -> tuple[list[object], list[Finished], CopyingEngine, Scheduler]:
     engine = CopyingEngine()
-    scheduler = Scheduler(engine, decoders(), parallel=4, chunk=CHUNK, draft=draft)
+    scheduler = Scheduler(engine, decoders(), parallel=4, mode=INVARIANT, draft=draft)
     prompts = [[5, 6, 7, 8, 9, 10, 11, 12, 5, 6], [11, 12, 13, 14, 15, 11, 12], [21, 22, 23, 24, 25, 26, 22, 23]]
     outcomes = serve_all(scheduler, prompts)
     finished = [o.events[-1] for o in outcomes if isinstance(o.events[-1], Finished)]
@@ -370,7 +397,7 @@ def test_health_says_not_ok_when_work_waits_and_nothing_moves() -> None:
             stuck.wait(5)
         return False
 
-    scheduler = Scheduler(FakeEngine(fault=hang), decoders(), parallel=4, chunk=CHUNK, stall_s=0.2)
+    scheduler = Scheduler(FakeEngine(fault=hang), decoders(), parallel=4, mode=INVARIANT, stall_s=0.2)
     submit(scheduler, PROMPTS[0])
     scheduler.start()
     try:
