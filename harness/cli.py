@@ -29,6 +29,7 @@ from harness.decisions import approve, reject
 from harness.errors import ConfigError, HarnessError, StateError
 from harness.flags import add_controls, profile_from
 from harness.limits import Limits, Prices
+from harness.options import MAX_REPLY_TOKENS
 from harness.otel import from_environment
 from harness.presets import CommandPreset, load_presets, parse_preset
 from harness.prompts import SYSTEM_PROMPT
@@ -87,7 +88,7 @@ def add_run(commands: Any) -> None:
     start.add_argument("--run-id", help="choose the run id (default: random); an existing run is never replaced")
     start.add_argument("--tools", default=",".join(ALL_TOOLS), help="comma-separated tools to offer (default: all)")
     add_limits(start, defaults=True)
-    start.add_argument("--max-tokens", type=int, help="cap on each reply's tokens")
+    start.add_argument("--max-tokens", type=int, help=f"cap on each reply's tokens (default {MAX_REPLY_TOKENS})")
     start.add_argument("--request-timeout", type=float, default=120.0, help="seconds to wait for one reply")
     start.add_argument("--price-input", type=float, default=2.00, help="USD per million input tokens (default 2.00)")
     start.add_argument(

@@ -12,6 +12,8 @@ from harness.state import RunState
 from harness.stop import StopSignal
 from wire.types import Message
 
+MAX_REPLY_TOKENS = 1024  # each reply's cap when none is given: no request may run on to the end of the window
+
 
 @dataclass
 class RunOptions:
@@ -27,7 +29,7 @@ class RunOptions:
     on_progress: Callable[[str, str], None] | None = None
     reject_text: Callable[[str, str | None], str] = rejection_text
     max_output_chars: int = 20_000
-    max_tokens: int | None = None
+    max_tokens: int = MAX_REPLY_TOKENS
     trace_payloads: bool = False
     count_tokens: Callable[[Message], int] | None = None  # o200k_base when none is given
     # none by default: a library caller's model is not assumed small; a RunConfig's profile says which (CLI, eval)

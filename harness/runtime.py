@@ -17,7 +17,7 @@ from harness.controls import build, choose
 from harness.controls.profiles import fitted_profile, needs_card
 from harness.limits import Limits, Prices
 from harness.loop import run
-from harness.options import RunOptions
+from harness.options import MAX_REPLY_TOKENS, RunOptions
 from harness.policy import ToolErrorPolicy
 from harness.prompts import SYSTEM_PROMPT
 from harness.protocols import Model, StateStore, TraceSink
@@ -120,7 +120,7 @@ async def runnable(
         errors=ToolErrorPolicy(mode=config.tool_errors),
         dedupe=config.dedupe,
         on_progress=on_progress,
-        max_tokens=config.max_tokens,
+        max_tokens=config.max_tokens or MAX_REPLY_TOKENS,
         trace_payloads=trace_payloads,
         controls=build(config.controls),
     )

@@ -14,7 +14,7 @@ from models.template import ChatTemplate
 from models.weights import cache_root
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRequest
-from serve.llama.chat import Plan, plan, prompt_parts
+from serve.llama.chat import constrains_a_call, plan, prompt_parts
 from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compiler, CompileThreads
 from serve.llama.constraints import FAMILIES, Grammars
 from serve.llama.decoding import Closers, Decoder, Settings
@@ -24,6 +24,7 @@ from serve.llama.probe import Invariance, remembered
 from serve.llama.scheduler import DECODE_ROWS, Scheduler, Ticket
 from wire.types import ChatCompletionRequest, ModelCard
 
+FORCED_CALL_TOKENS = 1024  # what a forced call may take when the request names no max_tokens
 # request fields beyond OpenAI's
 EXTENSIONS = ("distinct_calls", "grammar", "ignore_eos", "tool_parameters", "tool_rendering")
 
@@ -69,7 +70,7 @@ class LlamaBackend:
         self.compile_threads = CompileThreads()
         self.grammars = Grammars(engine.guidance_tokenizer(), engine.is_special(OPEN), self.compiler)
         self.ends = engine.end_tokens()
-        self.closers = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece)
+        self.closers = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece, engine.tokens_made_of(b" \t\n\r"))
         self.hidden = engine.control_tokens()
         self.specials = engine.special_texts()
         self.invariance: Invariance | None = None
@@ -152,29 +153,28 @@ class LlamaBackend:
     async def prepare(self, request: ChatCompletionRequest, headers: Mapping[str, str]) -> LlamaJob:
         if request.top_logprobs and not request.logprobs:
             raise InvalidRequest("top_logprobs needs logprobs: true", param="top_logprobs")
-        rough = await self.compile_threads.run(lambda: self.planned(request))
-        parts = prompt_parts(self.template, request, rough.shown, self.specials)
+        parts = prompt_parts(self.template, request, list(request.tools or []), self.specials)
         prompt = await anyio.to_thread.run_sync(self.engine.tokenize_parts, parts)
         if len(prompt) >= self.engine.context:
             raise ContextLengthExceeded(self.engine.context, len(prompt))
         room = self.engine.context - len(prompt)
-        limit = min(request.completion_limit() or room, room)
-        settings = replace(rough.settings, max_tokens=limit)
+        default = FORCED_CALL_TOKENS if constrains_a_call(request) else room
+        limit = min(request.completion_limit() or default, room)
+        settings = await self.compile_threads.run(lambda: self.planned(request, limit))
         self.requests += 1
         return LlamaJob(request, len(prompt), None, prompt, settings)
 
-    def planned(self, request: ChatCompletionRequest) -> Plan:
-        """The request's plan, with every grammar it may use compiled now (off the event loop and the decode
+    def planned(self, request: ChatCompletionRequest, max_tokens: int) -> Settings:
+        """The request's settings, with every grammar it may use compiled now (off the event loop and the decode
         thread): the decode thread then only copies matchers."""
-        rough = plan(request, self.grammars, 1, self.options.jump_forward)
-        settings = rough.settings
+        settings = plan(request, self.grammars, max_tokens, self.options.jump_forward)
         if settings.forced is not None:
             self.grammars.matcher(settings.forced)
         if settings.tools is not None:
             for grammar in (settings.tools, replace(settings.tools, flexible=True)):
                 for family in FAMILIES:
                     self.grammars.matcher(grammar.lark(family))
-        return rough
+        return settings
 
     async def run(self, job: LlamaJob) -> AsyncGenerator[Event, None]:
         prompt, settings = job.prompt, job.settings

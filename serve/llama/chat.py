@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from models.dialects import OPEN, native_messages, written_messages
@@ -23,12 +23,6 @@ from serve.errors import InvalidRequest
 from serve.llama.constraints import Grammars, json_document, json_reply
 from serve.llama.decoding import Settings
 from wire.types import RANDOM_SEED, ChatCompletionRequest, ToolDefinition
-
-
-@dataclass(frozen=True)
-class Plan:
-    shown: list[ToolDefinition]  # what the prompt shows the model
-    settings: Settings
 
 
 def document_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
@@ -41,7 +35,16 @@ def document_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
     return dict(form.json_schema["schema"])
 
 
-def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, jump_forward: bool) -> Plan:
+def constrains_a_call(request: ChatCompletionRequest) -> bool:
+    """Whether the reply is a call from its first token (tool_choice required or named, or tools beside a
+    response_format): such a reply is bounded to end within its max_tokens."""
+    choice = request.tool_choice or "auto"
+    return bool(request.tools) and choice != "none" and (choice != "auto" or document_schema(request) is not None)
+
+
+def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, jump_forward: bool) -> Settings:
+    """The generation settings of a request whose reply may take `max_tokens`: a forced call's free-form values
+    are bounded so that the call ends within them."""
     tools, choice = list(request.tools or []), request.tool_choice or "auto"
     document = document_schema(request)
     base = Settings(
@@ -61,9 +64,9 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
         forced = grammars.checked_grammar(json_reply(document), "response_format", "response_format")
     if not tools or choice == "none":
         stop = (OPEN,) if tools else ()
-        return Plan(tools, replace(base, stop=base.stop + stop, forced=forced))
+        return replace(base, stop=base.stop + stop, forced=forced)
     named = [t for t in tools if isinstance(choice, dict) and t["function"]["name"] == choice["function"]["name"]]
-    budget = None if choice == "auto" and document is None else max_tokens  # a forced call must end in time
+    budget = max_tokens if constrains_a_call(request) else None  # a forced call must end in time
     decoded = as_decoded(named or tools, request.tool_parameters or {})
     calls = grammars.tool_grammar(decoded, bool(request.parallel_tool_calls), budget)
     offered = tuple(t["function"]["name"] for t in named or tools)
@@ -71,10 +74,10 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
         forced = grammars.checked_grammar(
             calls.with_document(json_document(document)), "response_format", "response_format"
         )
-        return Plan(tools, replace(base, forced=forced, offered=offered))
+        return replace(base, forced=forced, offered=offered)
     if choice == "auto":
-        return Plan(tools, replace(base, tools=calls, offered=offered, forced=forced))
-    return Plan(tools, replace(base, forced=calls.lark("required"), offered=offered))
+        return replace(base, tools=calls, offered=offered, forced=forced)
+    return replace(base, forced=calls.lark("required"), offered=offered)
 
 
 def as_decoded(tools: Sequence[ToolDefinition], parameters: dict[str, dict[str, Any]]) -> list[ToolDefinition]:

@@ -31,7 +31,8 @@ Family = Literal["anchored", "tagged", "fenced", "required"]
 FAMILIES: tuple[Family, ...] = ("anchored", "tagged", "fenced")  # the forms a call opened in auto mode takes
 MAX_CALLS = 8  # per reply: a model repeating itself is cut off by the grammar, not by max_tokens
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
-FLEXIBLE_STYLE = {"whitespace_flexible": True}
+WHITESPACE = "[ \\t\\n]{1,20}"  # at most 20 between two tokens of a call, as llama.cpp's JSON grammars allow
+FLEXIBLE_STYLE = {"whitespace_flexible": True, "whitespace_pattern": "[ \\t\\n]{0,20}"}
 EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
 MATCHERS = 64  # compiled grammars kept
 
@@ -70,7 +71,7 @@ class ToolGrammar:
         rules = "\n".join(args_rule(f"args_{i}", schema, style) for i, (_, schema) in enumerate(self.tools))
         return (
             'call: "{" WS? "\\"name\\"" WS? ":" WS? name_args WS? "}"\n'
-            f"name_args: {names}\nWS: /[ \\t\\n]+/\n{rules}\n"
+            f"name_args: {names}\nWS: /{WHITESPACE}/\n{rules}\n"
         )
 
     def tags(self) -> tuple[str, str]:
@@ -80,7 +81,7 @@ class ToolGrammar:
         more = f"(SEP call){{0,{MAX_CALLS - 1}}}" if self.parallel else ""
         items = f'("," WS? call){{0,{MAX_CALLS - 1}}}' if self.parallel else ""
         return (
-            f"calls: call {more}\nSEP: /[ \\t]*\\n[ \\t\\n]*/\n"
+            f"calls: call {more}\nSEP: /[ \\t]{{0,20}}\\n[ \\t\\n]{{0,20}}/\n"
             'fenced: "```" LANG? WS? (calls | listed) WS? "```"\nLANG: "json" | "JSON"\n'
             f'listed: "[" WS? call {items} WS? "]"\ndoubled: "{{" call "}}"\n'
             "anchored: calls | fenced | listed | doubled\n"

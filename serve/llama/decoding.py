@@ -40,15 +40,17 @@ def closing_reserve(settings: Settings) -> int:
 class Closers:
     """The tokens that end an open JSON value soonest: inside a string, those that open with its closing quote
     (`"`, `"}`, `"]}`); outside one, those made only of `}` and `]` (a number or an object ends). A token of
-    brackets inside a string would only lengthen it."""
+    brackets inside a string would only lengthen it. Outside a string, whitespace only delays the end, so the
+    tokens made only of whitespace (`spaces`) go last."""
 
     in_string: tuple[int, ...] = ()
     outside: tuple[int, ...] = ()
+    spaces: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, tokens: tuple[int, ...], piece: Callable[[int], bytes]) -> Closers:
+    def of(cls, tokens: tuple[int, ...], piece: Callable[[int], bytes], spaces: tuple[int, ...] = ()) -> Closers:
         quoted = tuple(t for t in tokens if piece(t).startswith(b'"'))
-        return cls(quoted, tuple(t for t in tokens if b'"' not in piece(t)))
+        return cls(quoted, tuple(t for t in tokens if b'"' not in piece(t)), spaces)
 
     def at(self, text: str) -> tuple[int, ...]:
         return self.in_string if in_string(text) else self.outside
@@ -135,9 +137,11 @@ class Decoder:
                 if self.matcher.validate_tokens([best]) == 1:
                     return best  # the grammar allows the model's own choice: the mask would not change it
             self.apply_mask(scores)
-            if closing:
-                closers = self.closers.at(self.text[self.constrained_from :])
-                scores[list(closers)] += CLOSING_BONUS  # near the end: close what is open (a masked -inf stays)
+            if closing:  # near the end: close what is open (a masked -inf stays -inf)
+                text = self.text[self.constrained_from :]
+                scores[list(self.closers.at(text))] += CLOSING_BONUS
+                if not in_string(text):
+                    scores[list(self.closers.spaces)] -= CLOSING_BONUS
         if self.settings.temperature <= 0:
             return int(np.argmax(scores))
         return self.sample(scores)

@@ -473,7 +473,10 @@ async def test_results_once_cut_stay_cut_the_same_way_until_more_room_is_needed(
     text = "\n".join(f"line {n} of the log" for n in range(30))  # about 140 tokens at a quarter per character
     model, seen = answering(*(reads(n) for n in range(12)), "done")
     options = RunOptions(
-        model=model, controls=[FitContext(context=1200)], count_tokens=lambda m: len(str(m.get("content") or "")) // 4
+        model=model,
+        controls=[FitContext(context=1200)],
+        count_tokens=lambda m: len(str(m.get("content") or "")) // 4,
+        max_tokens=64,
     )
     await run(new_run(QUESTION), Registry([Recorder(output=text)]), options)
     sent = [[str(m["content"]) for m in request.messages if m["role"] == "tool"] for request in seen]
@@ -488,7 +491,10 @@ async def test_the_count_is_scaled_to_what_the_server_counted(rate: float, cut: 
     text = "\n".join(f"line {n} of the log" for n in range(120))  # about 570 tokens at the harness's count
     model, seen = answering(reads(1), reads(2), "done", rate=rate)
     options = RunOptions(
-        model=model, controls=[FitContext(context=1600)], count_tokens=lambda m: len(str(m.get("content") or "")) // 4
+        model=model,
+        controls=[FitContext(context=1600)],
+        count_tokens=lambda m: len(str(m.get("content") or "")) // 4,
+        max_tokens=64,
     )
     await run(new_run(QUESTION), Registry([Recorder(output=text)]), options)
     sent = [str(m["content"]) for m in seen[2].messages if m["role"] == "tool"]

@@ -8,6 +8,8 @@ call whose arguments are valid for the tool's schema, and plain text must come o
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import pytest
 
 from models.dialects import OPEN
 from serve.llama.constraints import Grammars, bounded, value_chars
-from serve.llama.decoding import Decoder, Settings
+from serve.llama.decoding import Closers, Decoder, Settings
 from serve.llama.engine import Engine
 
 RECORDED = [
@@ -124,6 +126,24 @@ def test_a_forced_grammar_constrains_from_the_first_token(engine: Engine, gramma
     drive(engine, decoder, "I refuse to call anything.", closers(engine))
     message, finish, _ = decoder.reply([1])
     assert finish == "tool_calls" and message["tool_calls"][0]["function"]["name"] in SCHEMAS
+
+
+@pytest.mark.parametrize("flexible", [False, True], ids=["fixed", "flexible"])
+def test_a_forced_call_that_opens_a_fence_and_favours_whitespace_still_ends_as_a_call(
+    engine: Engine, grammars: Grammars, flexible: bool
+) -> None:
+    """A model that opens a code fence and then prefers whitespace above all (what a question in backticks made
+    the 0.5B coder do) gets at most 20 whitespace characters between two tokens of a call, so the call closes."""
+    calls = replace(grammars.tool_grammar(TOOLS, parallel=True, budget=200), flexible=flexible)
+    settings = Settings(max_tokens=200, forced=calls.lark("required"), offered=tuple(SCHEMAS))
+    ends = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece, engine.tokens_made_of(b" \t\n\r"))
+    decoder = Decoder(settings, grammars, engine.piece, engine.is_end, closers=ends)
+    spaces = np.zeros(engine.n_vocab, dtype=np.float32)
+    spaces[list(engine.tokens_made_of(b" \t\n"))] = 100.0
+    drive(engine, decoder, "```json\n", spaces + closers(engine), limit=200)
+    _, finish, _ = decoder.reply([1])
+    assert finish == "tool_calls", decoder.text
+    assert max(len(run) for run in re.findall(r"\s+", decoder.text)) <= 20 + 2  # a separator's newline beside it
 
 
 def test_a_stop_string_is_cut_and_never_streamed_in_part(engine: Engine, grammars: Grammars) -> None:

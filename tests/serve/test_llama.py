@@ -166,6 +166,19 @@ def test_a_forced_tool_call_is_valid_against_the_tools_schema(client: OpenAI) ->
     jsonschema.validate(json.loads(call.function.arguments), schema)  # type: ignore[union-attr]
 
 
+def test_a_forced_calls_values_may_be_as_long_as_max_tokens_allows_with_or_without_it(client: OpenAI) -> None:
+    """A forced call's free-form values are bounded so that the call ends within max_tokens (1024 tokens when
+    the request names none): a path of 44 characters fits either way."""
+    path = "docs/architecture/overview-of-the-system.md"
+    messages: Any = [{"role": "user", "content": f"Read the file {path}"}]
+    for limit in ({}, {"max_tokens": 64}):
+        reply = client.chat.completions.create(
+            model=MODEL, messages=messages, tools=[READ_FILE], tool_choice="required", **limit
+        )
+        [call] = reply.choices[0].message.tool_calls or []
+        assert json.loads(call.function.arguments) == {"path": path}
+
+
 def test_a_named_function_is_forced_and_none_never_calls(client: OpenAI) -> None:
     named: Any = {"type": "function", "function": {"name": "list_files"}}
     reply = client.chat.completions.create(
