@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.client import base_url_from_env
-from harness.config import ALL_TOOLS, RunConfig
+from harness.config import ALL_TOOLS, LOOKING_TOOLS, RunConfig
 from harness.decisions import approve, reject
 from harness.errors import ConfigError, HarnessError, StateError
 from harness.flags import add_controls, profile_from
@@ -45,14 +45,16 @@ EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exce
 EXIT_USAGE, EXIT_INTERNAL = 2, 70
 ACTIONS = ("run", "resume", "show")
 DEFAULT_STATE_DIR = ".harness/runs"
-TOOL_TABLE = """tools:
-  list_files()             read-only  names and sizes of the files in the workspace
-  read_file(path)          read-only  a text file's content
-  delete_file(path)        write      needs approval
-  write_file(path,content) write      atomic; the folder must exist; needs approval unless --allow-writes
-  scan_archive()           read-only  slow (about 3 s), reports progress, stops at once on Stop/Ctrl-C
-  research(question)       read-only  a sub-agent with its own limits (6 turns, $0.05)
-  run_command(command)     write      a preset named by --command/--trusted-command/--commands-file"""
+TOOL_TABLE = """tools (the first three unless --tools names others; --allow-writes adds write_file, a command preset
+run_command, --research-model research):
+  list_files(path?,glob?)        read-only  the files and their sizes, largest first; by folder when many
+  read_file(path,offset?,limit?) read-only  a text file, a window of numbered lines when long; binaries described
+  search(pattern,path?,glob?,regex?) read-only  matching lines as path:line: text (RE2; .gitignore honoured)
+  delete_file(path)              write      needs approval
+  write_file(path,content)       write      atomic; the folder must exist; needs approval unless --allow-writes
+  scan_archive()                 read-only  a demonstration: slow (about 3 s), reports progress, stops on Ctrl-C
+  research(question)             read-only  a sub-agent with its own limits (6 turns, $0.05)
+  run_command(command)           write      a preset named by --command/--trusted-command/--commands-file"""
 
 
 def add_limits(parser: argparse.ArgumentParser, defaults: bool) -> None:
@@ -86,7 +88,10 @@ def add_run(commands: Any) -> None:
     start.add_argument("--api-key-env", default="LLM_API_KEY", help="environment variable holding the API key")
     start.add_argument("--system", default=SYSTEM_PROMPT, help="system prompt (default: the small-model prompt)")
     start.add_argument("--run-id", help="choose the run id (default: random); an existing run is never replaced")
-    start.add_argument("--tools", default=",".join(ALL_TOOLS), help="comma-separated tools to offer (default: all)")
+    start.add_argument(
+        "--tools",
+        help=f"comma-separated tools to offer, of {', '.join(ALL_TOOLS)} (default: {', '.join(LOOKING_TOOLS)})",
+    )
     add_limits(start, defaults=True)
     start.add_argument("--max-tokens", type=int, help=f"cap on each reply's tokens (default {MAX_REPLY_TOKENS})")
     start.add_argument("--request-timeout", type=float, default=120.0, help="seconds to wait for one reply")
@@ -135,8 +140,17 @@ def presets_from(args: argparse.Namespace) -> tuple[CommandPreset, ...]:
     return tuple(presets)
 
 
+def tools_from(args: argparse.Namespace, presets: tuple[CommandPreset, ...]) -> tuple[str, ...]:
+    """The tools named, or the looking tools and what the flags ask for."""
+    if args.tools is not None:
+        return tuple(name.strip() for name in args.tools.split(",") if name.strip())
+    implied = {"write_file": args.allow_writes, "run_command": bool(presets), "research": bool(args.research_model)}
+    return (*LOOKING_TOOLS, *(name for name, wanted in implied.items() if wanted))
+
+
 def config_from(args: argparse.Namespace) -> RunConfig:
     """What resume needs to rebuild the model and the tools; never the API key itself."""
+    presets = presets_from(args)
     if not args.workspace.strip():
         raise ConfigError("--workspace is empty; name the folder the tools may touch (--workspace . for this one)")
     return RunConfig(
@@ -144,8 +158,8 @@ def config_from(args: argparse.Namespace) -> RunConfig:
         model=args.model,
         workspace=str(Path(args.workspace).resolve()),
         api_key_env=args.api_key_env,
-        tools=tuple(name.strip() for name in args.tools.split(",") if name.strip()),
-        presets=presets_from(args),
+        tools=tools_from(args, presets),
+        presets=presets,
         allow_writes=args.allow_writes,
         dedupe="all" if args.dedupe_all else "reads" if args.dedupe else "off",
         tool_errors=args.tool_errors,

@@ -14,7 +14,13 @@ from harness.limits import Limits
 from harness.policy import Dedupe, ErrorMode
 from harness.presets import CommandPreset
 
-ALL_TOOLS = ("list_files", "read_file", "delete_file", "write_file", "scan_archive", "research", "run_command")
+# every tool a run can have, in the order they are offered; the looking tools are what a run gets unless it
+# names others (writing, deleting, commands and the research sub-agent are asked for; scan_archive is the
+# scripted scenarios' and the chapter's demonstration tool, offered only when named)
+ALL_TOOLS = (
+    "list_files", "read_file", "search", "delete_file", "write_file", "scan_archive", "research", "run_command"
+)  # fmt: skip
+LOOKING_TOOLS = ("list_files", "read_file", "search")
 
 
 ControlParameter: TypeAlias = int | bool | str
@@ -51,7 +57,7 @@ class RunConfig:
     model: str
     workspace: str
     api_key_env: str = "LLM_API_KEY"
-    tools: tuple[str, ...] = ALL_TOOLS
+    tools: tuple[str, ...] = LOOKING_TOOLS
     presets: tuple[CommandPreset, ...] = ()
     allow_writes: bool = False
     approve_deletes: bool = True
@@ -63,6 +69,7 @@ class RunConfig:
     request_timeout_s: float = 120.0
     headers: dict[str, str] = field(default_factory=dict)  # extra request headers (never a secret)
     controls: Profile = AUTO
+    window: int | None = None  # the model's context window in tokens, as its server said at the run's start
 
     def __post_init__(self) -> None:
         unknown = set(self.tools) - set(ALL_TOOLS)

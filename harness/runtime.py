@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from harness.client import OpenAIClient
 from harness.config import RunConfig
 from harness.controls import build, choose
-from harness.controls.profiles import fitted_profile, needs_card
+from harness.controls.profiles import card_for, context_of, fitted_profile, needs_card
 from harness.limits import Limits, Prices
 from harness.loop import run
 from harness.options import MAX_REPLY_TOKENS, RunOptions
@@ -64,14 +64,20 @@ def client_for(config: RunConfig, model: str) -> OpenAIClient:
 
 
 async def chosen(config: RunConfig, client: OpenAIClient | None) -> RunConfig:
-    """The config with its controls profile chosen: `auto` asks the server what the model is (once per run);
-    a profile named outright is told the model's context window, when a control of it fits one."""
-    if config.controls.name != "auto":
-        if client is None or not needs_card(config.controls):
-            return config
-        return replace(config, controls=fitted_profile(config.controls, config.model, await client.models()))
-    cards = await client.models() if client is not None else None
-    return replace(config, controls=choose(config.model, cards))
+    """The config with its controls profile chosen and the model's window noted, from what the server says of
+    the model (asked once per run: a resumed run keeps both): `auto` picks a profile by the model's size; a
+    profile named outright is told the window, when a control of it fits one."""
+    auto = config.controls.name == "auto"
+    if client is None or not (auto or needs_card(config.controls) or config.window is None):
+        return config
+    cards = await client.models()
+    card = card_for(config.model, cards) if cards else None
+    window = config.window or context_of(card)
+    if auto:
+        return replace(config, controls=choose(config.model, cards), window=window)
+    if needs_card(config.controls):
+        return replace(config, controls=fitted_profile(config.controls, config.model, cards), window=window)
+    return replace(config, window=window)
 
 
 def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink | None = None) -> Registry:
@@ -86,6 +92,7 @@ def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink
         approve_deletes=config.approve_deletes,
         trace=trace,
         controls=build(config.controls),
+        window=config.window,
     )
 
 

@@ -21,9 +21,28 @@ class ReadsWorkspaceFiles(Protocol):
     path_parameter: str
 
 
+@runtime_checkable
+class ListsWorkspace(Protocol):
+    """A tool over a workspace that takes no required arguments (a listing)."""
+
+    workspace: Workspace
+
+
 @dataclass
 class Read:
     paths: dict[str, list[str]] = field(default_factory=dict)  # tool name -> paths it has read, in order
+    listed: list[str] = field(default_factory=list)  # workspace tools that ran without arguments
+
+
+@dataclass
+class Narrowing:
+    """What narrowing one request's tools found: the server's narrowing by tool, the tools with nothing left to
+    read, whether any file is left unread, and the files the question names."""
+
+    paths: dict[str, object] = field(default_factory=dict)
+    done: set[str] = field(default_factory=set)
+    unread_left: bool = False
+    named: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -31,7 +50,9 @@ class UnreadPaths(Hooks):
     """A read-only file tool's path may only name a file of the workspace that it has not read yet (when
     the folder has at most `most` files; a larger one is left open): a constrained server then cannot
     produce an invented path or a read it already has, and any server shows the model which files exist.
-    A tool that has read every file is set aside; a tool that changes files makes every file unread again.
+    A tool that has read every file is set aside, and so is a listing of the workspace that ran without
+    arguments (it showed every file) and, once every file is read, every read-only tool of the workspace
+    that needs arguments (a search); a tool that changes files makes every file unread again.
     With `look_while_unread` N, the first N turns must call a tool while some file is unread (a small model
     stops after one file; a search needs them all), unless the question names files and every one of them
     has been read: a question about a file is answered from that file.
@@ -50,50 +71,69 @@ class UnreadPaths(Hooks):
         request = turn.request
         if not request.tools:
             return
-        read = self.recall(run, Read).paths
-        tools: list[ToolDefinition] = []
-        narrowing: dict[str, object] = {}
-        done: set[str] = set()
-        unread_left = False
-        named: set[str] = set()
-        for definition in request.tools:
-            tool = run.tools.get(definition["function"]["name"])
-            if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
-                tools.append(definition)
-                continue
-            entries, _ = tool.workspace.entries(limit=self.most + 1)
-            if len(entries) > self.most:
-                tools.append(definition)
-                continue
-            every = [e.path for e in entries]
-            named |= {p for p in every if mentions(run.state.question, p)}
-            unread = [p for p in every if p not in read.get(tool.name, [])]
-            if not unread:
-                done.add(tool.name)
-            unread_left = unread_left or bool(unread)
-            if self.tool_parameters:
-                tools.append(narrowed(definition, tool.path_parameter, every))
-                if unread:
-                    narrowing[tool.name] = narrowed(definition, tool.path_parameter, unread)["function"]["parameters"]
-            else:
-                tools.append(narrowed(definition, tool.path_parameter, unread or every))
-        extra = {**request.extra, "tool_parameters": narrowing} if narrowing else request.extra
+        memory = self.recall(run, Read)
+        narrowing = Narrowing()
+        tools = [self.narrowed(run, definition, memory, narrowing) for definition in request.tools]
+        extra = {**request.extra, "tool_parameters": narrowing.paths} if narrowing.paths else request.extra
         turn.request = replace(request, tools=tools, extra=extra)
+        done = narrowing.done | self.looked_enough(run, memory, narrowing)
         set_aside(turn, done)
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
-        searching = unread_left and not (named and named <= {p for paths in read.values() for p in paths})
+        read = {p for paths in memory.paths.values() for p in paths}
+        searching = narrowing.unread_left and not (narrowing.named and narrowing.named <= read)
         if turn.request.tool_choice is None and turn.answer is None and searching and looked < self.look_while_unread:
             turn.request = replace(turn.request, tool_choice="required")
+
+    def narrowed(self, run: RunContext, definition: ToolDefinition, memory: Read, into: Narrowing) -> ToolDefinition:
+        """A reading tool's definition with its path kept to the files (the server's narrowing noted)."""
+        tool = run.tools.get(definition["function"]["name"])
+        if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
+            return definition
+        entries, _ = tool.workspace.entries(limit=self.most + 1)
+        if len(entries) > self.most:
+            return definition
+        every = [e.path for e in entries]
+        into.named |= {p for p in every if mentions(run.state.question, p)}
+        unread = [p for p in every if p not in memory.paths.get(tool.name, [])]
+        if not unread:
+            into.done.add(tool.name)
+        into.unread_left = into.unread_left or bool(unread)
+        if not self.tool_parameters:
+            return narrowed(definition, tool.path_parameter, unread or every)
+        if unread:
+            into.paths[tool.name] = narrowed(definition, tool.path_parameter, unread)["function"]["parameters"]
+        return narrowed(definition, tool.path_parameter, every)
+
+    def looked_enough(self, run: RunContext, memory: Read, narrowing: Narrowing) -> set[str]:
+        """The read-only tools over a small workspace with nothing left to show: a listing once it ran without
+        arguments, and any tool that needs arguments (a search) once every file is read. A listing stays until
+        it ran: reading every file does not tell their sizes."""
+        every_read = bool(narrowing.done) and not narrowing.unread_left
+        return {
+            tool.name
+            for tool in run.tools
+            if tool.read_only
+            and self.small(tool)
+            and (tool.name in memory.listed or (every_read and bool(tool.parameters.get("required"))))
+        }
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
     ) -> None:
         memory = self.recall(run, Read)
         if not tool.read_only:
-            memory.paths = {}
+            memory.paths, memory.listed = {}, []
+        elif ok and not args and isinstance(tool, ListsWorkspace) and tool.name not in memory.listed:
+            memory.listed.append(tool.name)
         elif ok and isinstance(tool, ReadsWorkspaceFiles) and isinstance(path := args.get(tool.path_parameter), str):
             memory.paths.setdefault(tool.name, []).append(path)
         self.keep(run, memory)
+
+    def small(self, tool: object) -> bool:
+        """Whether a listing tool's workspace has at most `most` files (its bare listing showed them all)."""
+        if not isinstance(tool, ListsWorkspace):
+            return False
+        return len(tool.workspace.entries(limit=self.most + 1)[0]) <= self.most
 
 
 def mentions(question: str, path: str) -> bool:

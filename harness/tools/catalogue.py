@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.config import ALL_TOOLS, LOOKING_TOOLS
 from harness.controls import Control
 from harness.errors import ConfigError
 from harness.limits import Limits
@@ -14,20 +15,21 @@ from harness.tools.base import Registry
 from harness.tools.commands import RunCommand
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.research import Research
+from harness.tools.search import Search
+from harness.tools.views import output_chars
 from harness.tools.workspace import Workspace
 from harness.tools.writes import WriteFile
 
-EVERY_TOOL = ("list_files", "read_file", "delete_file", "write_file", "scan_archive", "research", "run_command")
 
-
-def reading_tools(workspace: Workspace) -> list[Tool]:
-    return [ListFiles(workspace), ReadFile(workspace)]
+def reading_tools(workspace: Workspace, chars: int = output_chars(None)) -> list[Tool]:
+    """The looking tools, each result at most `chars` characters."""
+    return [ListFiles(workspace, chars), ReadFile(workspace, chars), Search(workspace, chars)]
 
 
 def catalogue(
     workspace: Workspace,
     *,
-    names: Sequence[str] = EVERY_TOOL,
+    names: Sequence[str] = LOOKING_TOOLS,
     research_model: Model | None = None,
     research_limits: Limits | None = None,
     presets: Sequence[CommandPreset] = (),
@@ -36,22 +38,25 @@ def catalogue(
     trace: TraceSink | None = None,
     scan: ScanArchive | None = None,
     controls: Sequence[Control] = (),
+    window: int | None = None,
 ) -> Registry:
-    """The named tools (research only with a model, run_command only with presets), in catalogue order."""
-    unknown = set(names) - set(EVERY_TOOL)
+    """The named tools (research only with a model, run_command only with presets), in catalogue order, each
+    result sized to the model's `window` (tokens) when it is known."""
+    unknown = set(names) - set(ALL_TOOLS)
     if unknown:
-        raise ConfigError(f"unknown tools {sorted(unknown)}; the tools are {', '.join(EVERY_TOOL)}")
+        raise ConfigError(f"unknown tools {sorted(unknown)}; the tools are {', '.join(ALL_TOOLS)}")
+    chars = output_chars(window)
+    looking = reading_tools(workspace, chars)
     made: dict[str, Tool] = {
-        "list_files": ListFiles(workspace),
-        "read_file": ReadFile(workspace),
+        **{tool.name: tool for tool in looking},
         "delete_file": DeleteFile(workspace, needs_approval=approve_deletes),
         "write_file": WriteFile(workspace, needs_approval=approve_writes),
         "scan_archive": scan or ScanArchive(),
     }
     if research_model is not None:
         limits = research_limits or Limits(max_turns=6, max_budget_usd=0.05)
-        child_tools = Registry(reading_tools(workspace))
+        child_tools = Registry(looking)
         made["research"] = Research(research_model, child_tools, limits, trace=trace, controls=controls)
     if presets:
         made["run_command"] = RunCommand(workspace, presets)
-    return Registry(made[name] for name in EVERY_TOOL if name in names and name in made)
+    return Registry(made[name] for name in ALL_TOOLS if name in names and name in made)

@@ -1,4 +1,4 @@
-"""The file tools: list_files, read_file, delete_file, all confined to one workspace."""
+"""The file tools: list_files, read_file, delete_file, all confined to one workspace (search: search.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any
 
 from harness.errors import ToolError
 from harness.protocols import ToolContext
-from harness.tools.base import NO_ARGUMENTS
-from harness.tools.workspace import Workspace
+from harness.tools.patterns import glob_matcher
+from harness.tools.views import SNIFF_BYTES, binary_kind, described, output_chars, window
+from harness.tools.workspace import Entry, Workspace
 
 PATH_ONLY: Mapping[str, Any] = {
     "type": "object",
@@ -19,30 +20,106 @@ PATH_ONLY: Mapping[str, Any] = {
     "required": ["path"],
     "additionalProperties": False,
 }
-MAX_READ_BYTES = 1_000_000
+LISTING: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "a folder to list (default: the whole workspace)"},
+        "glob": {"type": "string", "description": "only files whose name matches, e.g. *.py or docs/**/*.md"},
+    },
+    "additionalProperties": False,
+}
+READING: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "file path relative to the workspace"},
+        "offset": {"type": "integer", "minimum": 1, "description": "the first line to read (default 1)"},
+        "limit": {"type": "integer", "minimum": 1, "description": "how many lines to read (default: what fits)"},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+MAX_READ_BYTES = 8 << 20
+MAX_LISTED = 100_000
 
 
 @dataclass
 class ListFiles:
+    """The files of the workspace or of one folder, largest first, with their sizes: as many as fit in the
+    result, then a line per folder (how many files, how many bytes) and how to narrow."""
+
     workspace: Workspace
+    output_chars: int = output_chars(None)
     name: str = "list_files"
-    description: str = "List the files in the workspace with their sizes in bytes."
-    parameters: Mapping[str, Any] = field(default_factory=lambda: NO_ARGUMENTS)
+    description: str = (
+        "List the files in the workspace (or in one folder, or those matching a glob), largest first, with their "
+        "sizes in bytes."
+    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: LISTING)
     read_only: bool = True
     needs_approval: bool = False
     honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        entries, skipped = await asyncio.to_thread(self.workspace.entries)
+        return await asyncio.to_thread(self.listing, args)
+
+    def listing(self, args: dict[str, Any]) -> str:
+        where = str(args.get("path") or ".")
+        walked = self.workspace.walk(MAX_LISTED, under=where)
+        entries = walked.entries
+        if args.get("glob"):
+            matches = glob_matcher(args["glob"])
+            entries = [e for e in entries if matches(e.path)]
+        scope = ("" if where in (".", "") else f" in {where}") + (
+            f" matching {args['glob']}" if args.get("glob") else ""
+        )
         # the count first and the largest first (as `ls -S`): read without counting lines or comparing numbers
         ordered = sorted(entries, key=lambda e: (-e.size, e.path))
-        count = f"{len(entries)} file" + ("" if len(entries) == 1 else "s")
-        lines = [f"{count}, largest first:"] + [f"{shown(e.path)} ({e.size:,} bytes)" for e in ordered]
+        count = f"{len(entries):,} file" + ("" if len(entries) == 1 else "s")
         if not entries:
-            lines = ["The workspace has no files."]
-        if skipped:
-            lines.append(f"({skipped} other entries not shown: links, special files or files with several names)")
+            lines = [f"No files{scope}." if scope else "The workspace has no files."]
+        else:
+            lines = [f"{count}{scope}, largest first:"]
+            lines += fitted(
+                [f"{shown(e.path)} ({e.size:,} bytes)" for e in ordered], folders(entries), self.output_chars
+            )
+        if walked.skipped:
+            lines.append(
+                f"({walked.skipped} other entries not shown: links, special files or files with several names)"
+            )
+        if walked.ignored:
+            lines.append(f"({walked.ignored} entries not shown: version-control folders and what .gitignore names)")
         return "\n".join(lines)
+
+
+def folders(entries: list[Entry]) -> list[str]:
+    """A line per top folder of the listing (the first folder below the listed one): files and bytes."""
+    common = len(min(entries, key=lambda e: e.path.count("/")).path.split("/")) - 1
+    totals: dict[str, list[int]] = {}
+    for entry in entries:
+        parts = entry.path.split("/")
+        key = "/".join(parts[: common + 1]) + ("/" if len(parts) > common + 1 else "")
+        total = totals.setdefault(key, [0, 0])
+        total[0] += 1
+        total[1] += entry.size
+    ordered = sorted(totals.items(), key=lambda item: (-item[1][0], item[0]))
+    return [f"{name} ({n:,} file{'s' * (n != 1)}, {size:,} bytes)" for name, (n, size) in ordered if name.endswith("/")]
+
+
+def fitted(files: list[str], by_folder: list[str], chars: int) -> list[str]:
+    """Every file line when they fit in `chars`; else the largest that fit beside a line per folder."""
+    if sum(len(line) + 1 for line in files) <= chars:
+        return files
+    summary = ["By folder:", *by_folder] if by_folder else []
+    room = chars - sum(len(line) + 1 for line in summary) - 200
+    shown_lines: list[str] = []
+    for line in files:
+        if room - len(line) - 1 < 0:
+            break
+        shown_lines.append(line)
+        room -= len(line) + 1
+    hint = (f"[{len(files) - len(shown_lines):,} smaller files not shown; call list_files with path set to a folder, "
+            "or with a glob such as *.py, to list them]")  # fmt: skip
+    return [*shown_lines, hint, *summary]
 
 
 def shown(path: str) -> str:
@@ -53,21 +130,40 @@ def shown(path: str) -> str:
 
 @dataclass
 class ReadFile:
+    """A text file, whole when it fits in the result; else a window of numbered lines (`offset` and `limit`
+    choose it) that says where it ends and how to read on. A binary file is described, never shown."""
+
     workspace: Workspace
+    output_chars: int = output_chars(None)
     path_parameter: str = "path"  # names an existing file of `workspace`
     name: str = "read_file"
-    description: str = "Read a text file from the workspace."
-    parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_ONLY)
+    description: str = (
+        "Read a text file from the workspace. A long file comes in numbered lines, a window at a time: offset is "
+        "the first line to read and limit how many."
+    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: READING)
     read_only: bool = True
     needs_approval: bool = False
     honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        data, size = await asyncio.to_thread(self.workspace.read_bytes, args["path"], MAX_READ_BYTES)
+        path = args["path"]
+        data, size = await asyncio.to_thread(self.workspace.read_bytes, path, MAX_READ_BYTES)
+        kind = binary_kind(data[:SNIFF_BYTES])
+        if kind is not None:
+            return described(path, kind, size)
         text = data.decode("utf-8", errors="replace")
+        seen = window(text, int(args.get("offset") or 1), args.get("limit"), self.output_chars)
+        if seen.whole and size <= len(data):
+            return seen.text
+        if seen.total == 0:
+            return f"{path} is empty."
+        out = f"[{path}: lines {seen.first:,}-{seen.last:,} of {seen.total:,}]\n{seen.text}"
+        if seen.last < seen.total:
+            out += f"\n[{seen.total - seen.last:,} more lines; read on with offset={seen.last + 1}]"
         if size > len(data):
-            text += f"\n[file truncated: showed {len(data):,} of {size:,} bytes]"
-        return text
+            out += f"\n[only the first {len(data):,} of {size:,} bytes were read]"
+        return out
 
 
 @dataclass

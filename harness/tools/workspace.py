@@ -15,22 +15,34 @@ import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import ConfigError, PermanentToolError, ToolError
+from harness.tools.ignore import Rule, ignored, rules_of
 from wire.text import LONE_SURROGATE
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_PREFIX = ".harness-write-"  # a write's temp file: never listed, never read, swept by the next write
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
+MAX_IGNORE_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
 class Entry:
     path: str
     size: int
+
+
+Folder = tuple[int, str, list[Rule]]  # an open folder, its path from the root, the ignore rules over it
+
+
+@dataclass
+class Walk:
+    entries: list[Entry] = field(default_factory=list)
+    skipped: int = 0  # links, special files, files with several names
+    ignored: int = 0  # files and folders a .gitignore or version control keeps out
 
 
 def check_text(path: str) -> None:
@@ -167,43 +179,120 @@ class Workspace:
             except OSError as exc:
                 raise self.explain(exc, path) from exc
 
-    def entries(self, limit: int = 1000) -> tuple[list[Entry], int]:
-        """Plain files under the root (sorted by path) and how many other entries were left out.
+    def entries(self, limit: int = 1000, under: str = "") -> tuple[list[Entry], int]:
+        """Plain files under the root, or under the folder `under` (sorted by path, each path relative to the
+        root), at most `limit` of them, and how many other entries were left out (see `walk`)."""
+        walked = self.walk(limit, under)
+        return walked.entries, walked.skipped
+
+    def walk(self, limit: int = 1000, under: str = "") -> Walk:
+        """The plain files under the root, or under the folder `under`, at most `limit` of them, and what was
+        left out: links, special files and files with several names (`skipped`), and what the repository's
+        .gitignore files and version-control folders hold (`ignored`; see ignore.py).
 
         The tree is walked with directory descriptors, each opened without following links, so a folder
         swapped for a link during the walk is never entered."""
-        found: list[Entry] = []
-        skipped = 0
-        stack = [(os.open(self.root, DIR_FLAGS), "")]
-        while stack:
-            fd, prefix = stack.pop()
-            try:
-                skipped += self.scan(fd, prefix, found, stack, limit)
-            finally:
+        walked = Walk()
+        parts = self.folder_parts(under)
+        rules: list[Rule] = []
+        for depth in range(len(parts)):  # the .gitignore files of the folders above `under` apply too
+            base = "".join(f"{p}/" for p in parts[:depth])
+            rules += self.ignore_rules(self.open_folder(base or "."), base)
+        prefix = "".join(f"{p}/" for p in parts)
+        stack = [(self.open_folder(under), prefix, rules)]
+        try:
+            while stack:
+                fd, prefix, rules = stack.pop()
+                try:
+                    self.scan(fd, prefix, rules + self.ignore_rules(fd, prefix, close=False), walked, stack, limit)
+                finally:
+                    os.close(fd)
+        finally:
+            for fd, _, _ in stack:  # the walk stopped at the limit
                 os.close(fd)
-        return sorted(found, key=lambda e: e.path)[:limit], skipped
+        walked.entries.sort(key=lambda e: e.path)
+        del walked.entries[limit:]
+        return walked
 
-    def scan(self, fd: int, prefix: str, found: list[Entry], stack: list[tuple[int, str]], limit: int) -> int:
-        skipped = 0
+    def ignore_rules(self, fd: int, base: str, close: bool = True) -> list[Rule]:
+        """The rules of the .gitignore in the folder open at `fd` (a plain file of one name, read bounded)."""
+        try:
+            info = self.lstat(fd, ".gitignore")
+            if info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1 or info.st_size > MAX_IGNORE_BYTES:
+                return []
+            file_fd = os.open(".gitignore", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+            with os.fdopen(file_fd, "rb") as handle:
+                return rules_of(handle.read(MAX_IGNORE_BYTES).decode("utf-8", errors="replace"), base)
+        except OSError:
+            return []
+        finally:
+            if close:
+                os.close(fd)
+
+    def is_folder(self, path: str) -> bool:
+        """Whether the path names a folder of the workspace (the root for `.`); a ToolError when it names
+        nothing there, or a link."""
+        parts = self.folder_parts(path)
+        if not parts:
+            return True
+        joined = "/".join(parts)
+        with self.parent(joined) as (fd, name):
+            info = self.refuse_links(fd, name, joined)
+        if info is None:
+            raise ToolError(f"no such file or folder: {joined}. Call list_files to see what exists.")
+        return stat.S_ISDIR(info.st_mode)
+
+    def folder_parts(self, path: str) -> list[str]:
+        """The components of a folder a model names (`src`, `src/`, `./src`; `.` or nothing for the root)."""
+        if not isinstance(path, str):
+            raise ToolError("a folder path must be a string, e.g. src or . for the whole workspace")
+        trimmed = path.strip().rstrip("/")
+        return [] if trimmed in ("", ".") else self.components(trimmed)
+
+    def open_folder(self, path: str) -> int:
+        """A descriptor of a folder of the workspace (the root for `.`), reached without following links."""
+        parts = self.folder_parts(path)
+        if not parts:
+            return os.open(self.root, DIR_FLAGS)
+        with self.parent("/".join(parts)) as (fd, name):
+            try:
+                return os.open(name, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                raise self.explain(exc, "/".join(parts), folder=True) from exc
+
+    def scan(
+        self,
+        fd: int,
+        prefix: str,
+        rules: list[Rule],
+        walked: Walk,
+        stack: list[tuple[int, str, list[Rule]]],
+        limit: int,
+    ) -> None:
         with os.scandir(fd) as items:
             for item in items:
-                if len(found) >= limit:
-                    return skipped
+                if len(walked.entries) >= limit:
+                    return
                 try:
                     info = os.stat(item.name, dir_fd=fd, follow_symlinks=False)
-                    if stat.S_ISDIR(info.st_mode):
-                        stack.append((os.open(item.name, DIR_FLAGS, dir_fd=fd), f"{prefix}{item.name}/"))
-                        continue
-                except OSError:  # gone, or swapped for a link since it was listed
-                    skipped += 1
+                except OSError:  # gone since it was listed
+                    walked.skipped += 1
                     continue
+                path, folder = f"{prefix}{item.name}", stat.S_ISDIR(info.st_mode)
                 if item.name.startswith(TEMP_PREFIX):
                     continue  # a write in progress, or one a kill cut short
-                if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
-                    found.append(Entry(f"{prefix}{item.name}", info.st_size))
+                if ignored(path, folder, rules):
+                    walked.ignored += 1
+                    continue
+                if folder:
+                    try:
+                        stack.append((os.open(item.name, DIR_FLAGS, dir_fd=fd), f"{path}/", rules))
+                    except OSError:  # swapped for a link since it was listed
+                        walked.skipped += 1
+                elif stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+                    walked.entries.append(Entry(path, info.st_size))
                 else:
-                    skipped += 1
-        return skipped
+                    walked.skipped += 1
 
     def same_content(self, fd: int, name: str, path: str, data: bytes) -> bool:
         file_fd, _ = self.open_regular(fd, name, path)
@@ -259,15 +348,8 @@ class Workspace:
 
     def folder(self, path: str) -> Path:
         """The absolute path of a folder inside the workspace, reached without following links."""
-        path = path.rstrip("/")
-        if path in ("", "."):
-            return self.root
-        with self.parent(path) as (fd, name):
-            try:
-                os.close(os.open(name, DIR_FLAGS, dir_fd=fd))
-            except OSError as exc:
-                raise self.explain(exc, path, folder=True) from exc
-        return self.root.joinpath(*self.components(path))
+        os.close(self.open_folder(path))
+        return self.root.joinpath(*self.folder_parts(path))
 
 
 def sweep(fd: int, prefix: str) -> None:

@@ -279,6 +279,8 @@ def test_an_existing_run_is_never_replaced(scripted: AppServer, workspace: Path,
         str(workspace),
         "--controls",
         "none",
+        "--tools",
+        "list_files,delete_file",
     ]
     args += ["--state-dir", str(tmp_path), "--run-id", "dup"]
     first = harness("run", "Clean up", *args)

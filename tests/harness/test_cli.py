@@ -7,6 +7,7 @@ import signal
 import time
 from pathlib import Path
 
+from harness.config import ALL_TOOLS
 from harness.trace import read_trace
 from tests.conftest import AppServer
 from tests.harness.cli_support import harness, harness_process, last_json, start
@@ -22,6 +23,8 @@ def base(scripted: AppServer, workspace: Path, tmp_path: Path, model: str) -> li
         str(workspace),
         "--state-dir",
         str(tmp_path / "st"),
+        "--tools",
+        ",".join(ALL_TOOLS),  # the scenarios call every tool
     ]
 
 

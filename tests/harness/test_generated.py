@@ -39,6 +39,7 @@ from harness.state import RunState, new_run, state_from
 from harness.stop import StopSignal
 from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
+from harness.tools.search import Search
 from harness.tools.workspace import Workspace
 from harness.tools.writes import WriteFile
 from harness.trace import MemoryTrace
@@ -275,7 +276,13 @@ async def attack(ws: Path, path: str) -> list[str]:
     outputs = []
     for tool, args in (
         (ReadFile(jail), {"path": path}),
+        (ReadFile(jail), {"path": path, "offset": 1, "limit": 3}),
         (ListFiles(jail), {}),
+        (ListFiles(jail), {"path": path}),
+        (ListFiles(jail), {"glob": path}),
+        (Search(jail), {"pattern": MARKER[:8]}),
+        (Search(jail), {"pattern": "OUTSIDE", "path": path}),
+        (Search(jail), {"pattern": "O.TSIDE", "regex": True, "glob": path}),
         (WriteFile(jail, needs_approval=False), {"path": path, "content": "written"}),
         (DeleteFile(jail, needs_approval=False), {"path": path}),
     ):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.client import FunctionModel
+from harness.config import ALL_TOOLS
 from harness.decisions import approve, reject
 from harness.errors import NotResumable, PermanentToolError, ProviderRejected, ToolError
 from harness.limits import Limits
@@ -30,7 +31,7 @@ def state(prompt: str = "Which file mentions a timeout?", **limits: object) -> R
 
 
 def files(workspace: Path) -> Registry:
-    return catalogue(Workspace(workspace))
+    return catalogue(Workspace(workspace), names=ALL_TOOLS)
 
 
 PLAN = script(

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from harness.client import OpenAIClient
+from harness.config import ALL_TOOLS
 from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
@@ -26,7 +27,12 @@ def tools(
     """The catalogue with a research child on the scripted `child` scenario (controls off: runaways run away)."""
     child_model = OpenAIClient(scripted.base_url, child)
     return catalogue(
-        Workspace(workspace), research_model=child_model, research_limits=limits, trace=trace, controls=PLAIN
+        Workspace(workspace),
+        names=ALL_TOOLS,
+        research_model=child_model,
+        research_limits=limits,
+        trace=trace,
+        controls=PLAIN,
     )
 
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from harness.client import FunctionModel
+from harness.config import ALL_TOOLS
 from harness.loop import run
 from harness.options import RunOptions
 from harness.protocols import ModelReply
@@ -27,7 +28,7 @@ async def test_stop_at_1_2_s_into_a_3_s_scan_ends_the_run_within_50_ms(workspace
     options = RunOptions(
         model=SLOW, signal=signal, on_progress=lambda tool, label: progress.append((label, time.monotonic() - began))
     )
-    result = await run(new_run("scan it"), catalogue(Workspace(workspace)), options)
+    result = await run(new_run("scan it"), catalogue(Workspace(workspace), names=ALL_TOOLS), options)
     ended = time.monotonic()
     assert result.status == "interrupted" and result.reason == "user pressed Stop"
     assert result.interruption is not None and result.interruption.type == "cancelled"
@@ -39,7 +40,7 @@ async def test_stop_at_1_2_s_into_a_3_s_scan_ends_the_run_within_50_ms(workspace
 
 async def test_without_stop_the_scan_completes(workspace: Path) -> None:
     began = time.monotonic()
-    result = await run(new_run("scan it"), catalogue(Workspace(workspace)), RunOptions(model=SLOW))
+    result = await run(new_run("scan it"), catalogue(Workspace(workspace), names=ALL_TOOLS), RunOptions(model=SLOW))
     assert result.status == "completed" and 2.9 < time.monotonic() - began < 4.0
     assert result.tool_runs == ["scan_archive"]
 

@@ -1,0 +1,172 @@
+"""search: the lines of the workspace's files that match a pattern, as `path:line: text`, bounded.
+
+Confined as read_file is: the files come from the workspace's walk (no link followed, only plain files with
+one name) and each is opened the same way, so a link, a pipe or a device swapped in mid-search is refused.
+Patterns are RE2's (`patterns.py`), linear in the text. Bounded: at most MAX_FILE_BYTES of each file, at
+most `seconds` in all (it then says how far it got), binary files skipped, and the result sized to the
+model's window, saying how many matches it left out and where, and how to narrow the search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import ToolError
+from harness.protocols import ToolContext
+from harness.tools.patterns import glob_matcher, search_pattern
+from harness.tools.views import binary_kind, output_chars
+from harness.tools.workspace import Entry, Workspace
+
+MAX_FILE_BYTES = 4 << 20
+MAX_FILES = 100_000
+PER_FILE = 8  # lines shown of one file before the next file's
+LINE_CHARS = 200
+SEARCH_PARAMETERS: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "the text to look for (matched within one line)"},
+        "path": {"type": "string", "description": "a folder or file to search in (default: the whole workspace)"},
+        "glob": {"type": "string", "description": "only files whose name matches, e.g. *.py or docs/**/*.md"},
+        "regex": {"type": "boolean", "description": "the pattern is a regular expression (default: literal text)"},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+@dataclass
+class Found:
+    """What a search found: every matching line's count per file, the lines it can show, what it skipped."""
+
+    lines: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    searched: int = 0
+    binary: int = 0
+    unreadable: int = 0
+    partial: int = 0
+    files: int = 0
+    stopped: bool = False
+
+
+@dataclass
+class Search:
+    workspace: Workspace
+    output_chars: int = output_chars(None)
+    seconds: float = 10.0
+    name: str = "search"
+    description: str = (
+        "Search the contents of the workspace's files for a text and get each matching line as path:line: text. "
+        "Use it to find which file says something, where a name is defined, or whether anything mentions it."
+    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: SEARCH_PARAMETERS)
+    read_only: bool = True
+    needs_approval: bool = False
+    honours_idempotency_key: bool = True
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return await asyncio.to_thread(self.search, args)
+
+    def search(self, args: dict[str, Any]) -> str:
+        pattern = search_pattern(args.get("pattern"), bool(args.get("regex", False)))
+        matches = glob_matcher(args["glob"]) if args.get("glob") else None
+        where = str(args.get("path") or ".")
+        entries = [e for e in self.files(where) if matches is None or matches(e.path)]
+        found = Found(files=len(entries))
+        deadline = time.monotonic() + self.seconds
+        for entry in entries:
+            if time.monotonic() > deadline:
+                found.stopped = True
+                break
+            self.search_file(entry, pattern, found)
+        return self.written(args, where, found)
+
+    def files(self, where: str) -> list[Entry]:
+        """The files a search covers: a folder's (the root's by default), or the one file named."""
+        if self.workspace.is_folder(where):
+            return self.workspace.entries(MAX_FILES, under=where)[0]
+        return [Entry("/".join(self.workspace.folder_parts(where)), 0)]
+
+    def search_file(self, entry: Entry, pattern: Any, found: Found) -> None:
+        try:
+            data, size = self.workspace.read_bytes(entry.path, MAX_FILE_BYTES)
+        except ToolError:
+            found.unreadable += 1
+            return
+        if binary_kind(data[:8192]) is not None:
+            found.binary += 1
+            return
+        found.searched += 1
+        found.partial += size > len(data)
+        line, at, last = 1, 0, 0
+        for match in pattern.finditer(data):
+            start = match.start()
+            line += data.count(b"\n", at, start)
+            at = start
+            if line == last:
+                continue  # one line, counted once
+            last = line
+            found.counts[entry.path] = found.counts.get(entry.path, 0) + 1
+            shown = found.lines.setdefault(entry.path, [])
+            if len(shown) < PER_FILE:
+                begin = data.rfind(b"\n", 0, start) + 1
+                end = data.find(b"\n", start)
+                text = data[begin : len(data) if end == -1 else end].decode("utf-8", errors="replace").strip()
+                shown.append((line, text if len(text) <= LINE_CHARS else text[:LINE_CHARS] + " [...]"))
+
+    def written(self, args: dict[str, Any], where: str, found: Found) -> str:
+        pattern = args["pattern"]
+        scope = "" if where in (".", "") else f" in {where}"
+        scope += f" (files matching {args['glob']})" if args.get("glob") else ""
+        notes = skipped(found)
+        if not found.counts:
+            searched = plural(found.searched, "file")
+            return f"No line matches {pattern!r}{scope} (searched {searched}{notes})." + stopped(found)
+        total, files = sum(found.counts.values()), len(found.counts)
+        head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}:"
+        out, used, left = [head], len(head), dict(found.counts)
+        for path, lines in found.lines.items():
+            for number, text in lines:
+                entry = f"{path}:{number}: {text}"
+                if used + len(entry) + 200 > self.output_chars:
+                    break
+                out.append(entry)
+                used += len(entry) + 1
+                left[path] -= 1
+        more = {path: n for path, n in left.items() if n}
+        if more:
+            where_more = ", ".join(f"{p} ({n})" for p, n in sorted(more.items(), key=lambda i: -i[1])[:5])
+            others = len(more) - 5
+            where_more += f" and {others} other files" if others > 0 else ""
+            out.append(f"[{sum(more.values()):,} more matching lines not shown: {where_more}; narrow the search "
+                       "with path or glob, or a longer pattern]")  # fmt: skip
+        if notes:
+            out.append(f"[{notes.removeprefix('; ')}]")
+        return "\n".join(out) + stopped(found)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def skipped(found: Found) -> str:
+    parts = []
+    if found.binary:
+        parts.append(f"{plural(found.binary, 'binary file')} skipped")
+    if found.unreadable:
+        parts.append(f"{plural(found.unreadable, 'file')} could not be read")
+    if found.partial:
+        parts.append(f"{plural(found.partial, 'file')} searched in their first {MAX_FILE_BYTES >> 20} MB only")
+    return "".join(f"; {part}" for part in parts)
+
+
+def stopped(found: Found) -> str:
+    if not found.stopped:
+        return ""
+    done = found.searched + found.binary + found.unreadable
+    return (
+        f"\n[the search stopped at its time limit after {done:,} of {found.files:,} files; narrow it with path or glob]"
+    )

@@ -1,0 +1,146 @@
+"""search over real folders: what it finds and how it says it, what it leaves out, its bounds, and its
+confinement (the same traps read_file is held to)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ToolError
+from harness.tools.search import Search
+from harness.tools.workspace import Workspace
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "pkg" / "core.py").write_text("import os\n\ndef rotate(path):\n    return Timeout(path)\n")
+    (root / "src" / "pkg" / "util.py").write_text("def helper():\n    pass  # timeout is handled in core\n")
+    (root / "docs" / "guide.md").write_text("# Guide\nSet a timeout of 30 s.\nThen axb.\n")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"timeout\x00" * 100)
+    return root
+
+
+def search(root: Path, **args: object) -> str:
+    return Search(Workspace(root)).search(dict(args))
+
+
+def test_matching_lines_come_as_path_line_text_case_insensitive_for_a_lowercase_pattern(tree: Path) -> None:
+    out = search(tree, pattern="timeout")
+    assert out.splitlines() == [
+        "3 matching lines in 3 files for 'timeout':",
+        "docs/guide.md:2: Set a timeout of 30 s.",
+        "src/pkg/core.py:4: return Timeout(path)",
+        "src/pkg/util.py:2: pass  # timeout is handled in core",
+        "[1 binary file skipped]",
+    ]
+    assert search(tree, pattern="Timeout").splitlines()[1:2] == ["src/pkg/core.py:4: return Timeout(path)"]
+
+
+def test_a_pattern_is_literal_text_unless_regex_is_asked_for(tree: Path) -> None:
+    assert search(tree, pattern="a.b").startswith("No line matches 'a.b' (searched 3 files; 1 binary file skipped)")
+    assert "docs/guide.md:3: Then axb." in search(tree, pattern="a.b", regex=True)
+    assert "src/pkg/core.py:3: def rotate(path):" in search(tree, pattern=r"^def \w+\(path", regex=True)
+
+
+def test_path_and_glob_narrow_the_search(tree: Path) -> None:
+    assert (
+        search(tree, pattern="def", path="src/pkg").splitlines()[0]
+        == "2 matching lines in 2 files for 'def' in src/pkg:"
+    )
+    assert search(tree, pattern="def", path="src/pkg/util.py").splitlines()[1:] == ["src/pkg/util.py:1: def helper():"]
+    assert search(tree, pattern="timeout", glob="*.md").splitlines()[1:] == ["docs/guide.md:2: Set a timeout of 30 s."]
+    with pytest.raises(ToolError, match="no such file or folder: nowhere"):
+        search(tree, pattern="x", path="nowhere")
+
+
+def test_many_matches_fit_the_result_and_say_how_many_more_there_are_and_where(tmp_path: Path) -> None:
+    for n in range(30):
+        (tmp_path / f"f{n:02}.log").write_text("".join(f"ERROR number {i}\n" for i in range(50)))
+    out = Search(Workspace(tmp_path), output_chars=2000).search({"pattern": "error"})
+    assert len(out) <= 2000 + 300 and out.startswith("1,500 matching lines in 30 files for 'error':")
+    shown = [line for line in out.splitlines() if ".log:" in line]
+    assert 0 < len(shown) < 1500 and "more matching lines not shown" in out.splitlines()[-1]
+    assert f"[{1500 - len(shown):,} more matching lines not shown: f" in out and "narrow the search" in out
+
+
+def test_a_pathological_regex_ends_at_once_and_a_bad_one_is_words(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("a" * 1_000_000 + "\n")
+    began = time.monotonic()
+    assert search(tmp_path, pattern="(a*)*b", regex=True).startswith("No line matches")
+    assert search(tmp_path, pattern="(.*.*)*Z9", regex=True).startswith("No line matches")
+    assert time.monotonic() - began < 2
+    with pytest.raises(ToolError, match="not a regular expression RE2 can use"):
+        search(tmp_path, pattern="(unclosed", regex=True)
+    with pytest.raises(ToolError, match="needs a pattern"):
+        search(tmp_path, pattern="")
+
+
+def test_a_search_over_a_folder_of_a_gigabyte_ends_within_its_time_bound(tmp_path: Path) -> None:
+    for n in range(256):  # 256 sparse files of 4 MB: a gigabyte to read, next to nothing on disk
+        with open(tmp_path / f"part{n:03}.txt", "wb") as handle:
+            handle.write(b"a line of text\n" * 600)
+            handle.truncate(4 << 20)
+    tool = Search(Workspace(tmp_path), seconds=1.0)
+    began = time.monotonic()
+    out = tool.search({"pattern": "needle"})
+    assert time.monotonic() - began < 1.0 + 2.0  # one file past the bound, at most
+    assert out.startswith("No line matches") or "stopped at its time limit" in out
+
+
+def test_what_gitignore_names_and_version_control_folders_are_not_searched(tree: Path) -> None:
+    (tree / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    (tree / "build").mkdir()
+    (tree / "build" / "out.py").write_text("timeout = 1\n")
+    (tree / "debug.log").write_text("timeout\n")
+    (tree / "keep.log").write_text("timeout\n")
+    (tree / ".git").mkdir()
+    (tree / ".git" / "config").write_text("timeout\n")
+    found = search(tree, pattern="timeout")
+    assert "keep.log:1: timeout" in found
+    assert not any(name in found for name in ("build/out.py", "debug.log", ".git/config"))
+
+
+def test_links_hard_links_and_special_files_are_never_searched_or_waited_on(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("SECRET timeout\n")
+    (tree / "link.txt").symlink_to(outside)
+    (tree / "dirlink").symlink_to(tmp_path)
+    os.link(outside, tree / "hard.txt")
+    os.mkfifo(tree / "pipe.txt")
+    began = time.monotonic()
+    out = search(tree, pattern="timeout")
+    assert "SECRET" not in out and time.monotonic() - began < 2
+    with pytest.raises(ToolError, match="symbolic link"):
+        search(tree, pattern="x", path="dirlink")
+
+
+def test_a_folder_swapped_for_a_link_mid_search_is_never_entered(tree: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secrets"
+    secret.mkdir()
+    (secret / "key.txt").write_text("LEAKED timeout\n")
+    folder, stop = tree / "src", threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            os.rename(folder, tree / "src.real")
+            os.symlink(secret, folder)
+            os.unlink(folder)
+            os.rename(tree / "src.real", folder)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for _ in range(300):
+            with contextlib.suppress(ToolError):  # the folder was a link when reached: refused, not followed
+                assert "LEAKED" not in search(tree, pattern="timeout")
+    finally:
+        stop.set()
+        swapper.join()
