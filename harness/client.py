@@ -16,6 +16,7 @@ import random
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -116,8 +117,80 @@ def refused_field(response: httpx.Response, fields: Mapping[str, Any]) -> str | 
     return param if isinstance(param, str) and param in fields else None
 
 
+@dataclass(frozen=True)
+class Received:
+    """A response read whole, and the completion its stream's events make (None for a body that is not a stream)."""
+
+    response: httpx.Response
+    payload: dict[str, Any] | None
+
+
+@dataclass
+class Gathered:
+    """A streamed completion's chunks as one chat.completion body: the content joined, each tool call's pieces
+    joined by index, the finish reason, and the usage and timings of the last chunk that has them."""
+
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    top: dict[str, Any] = field(default_factory=lambda: {"model": ""})
+    finish: str | None = None
+
+    def add(self, chunk: dict[str, Any]) -> None:
+        for key in ("id", "created", "model", "usage", "timings"):
+            if chunk.get(key) is not None:
+                self.top[key] = chunk[key]
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("content"), str):
+                self.text.append(delta["content"])
+            for piece in delta.get("tool_calls") or []:
+                self.add_call(piece)
+            self.finish = choice.get("finish_reason") or self.finish
+
+    def add_call(self, piece: dict[str, Any]) -> None:
+        call = self.calls.setdefault(int(piece.get("index", 0)), {"type": "function", "function": {"arguments": ""}})
+        call["id"] = piece.get("id") or call.get("id")
+        function = piece.get("function") or {}
+        if function.get("name"):
+            call["function"]["name"] = function["name"]
+        call["function"]["arguments"] += function.get("arguments") or ""
+
+    def body(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.text) or None}
+        if self.calls:
+            message["tool_calls"] = [self.calls[index] for index in sorted(self.calls)]
+        return {**self.top, "choices": [{"index": 0, "message": message, "finish_reason": self.finish}]}
+
+
+async def gathered(response: httpx.Response) -> dict[str, Any]:
+    """The completion a stream's events make; an `error` event (an error after the stream began) is a
+    ProviderUnavailable."""
+    whole = Gathered()
+    async for line in response.aiter_lines():
+        if not line.startswith("data:"):
+            continue  # a comment (the server is working), an event name, a blank line between events
+        data = line[5:].strip()
+        if data == "[DONE]":
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError as exc:
+            raise MalformedReply(f"malformed reply from the provider: a stream event is not JSON ({exc})") from exc
+        if not isinstance(chunk, dict):
+            raise MalformedReply("malformed reply from the provider: a stream event is not a JSON object")
+        if "error" in chunk:
+            raise ProviderUnavailable(f"the provider failed while streaming: {describe_error(chunk['error'])}")
+        whole.add(chunk)
+    return whole.body()
+
+
+def describe_error(error: object) -> str:
+    return str(error.get("message", error)) if isinstance(error, dict) else str(error)
+
+
 class OpenAIClient:
-    """Chat completions over httpx: retries with backoff on 429, 5xx and connection errors."""
+    """Chat completions over httpx: streamed (so the timeout is for silence, not for the whole reply), retries
+    with backoff on 429, 5xx and connection errors."""
 
     def __init__(
         self,
@@ -130,8 +203,10 @@ class OpenAIClient:
         backoff_s: float = 0.5,
         headers: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        streaming: bool = True,
     ) -> None:
         self.base_url = base_url_from_env(base_url)
+        self.streaming = streaming
         self.model, self.timeout_s = model, timeout_s
         self.refused: set[str] = set()  # optional fields (ModelRequest.extra) this server said it does not take
         self.max_retries = max_retries
@@ -163,6 +238,8 @@ class OpenAIClient:
     def body(self, request: ModelRequest) -> dict[str, Any]:
         extra = {k: v for k, v in request.extra.items() if k not in self.refused}
         body: dict[str, Any] = {**extra, "model": self.model, "messages": list(request.messages)}
+        if self.streaming:
+            body |= {"stream": True, "stream_options": {"include_usage": True}}
         if request.tools:
             body["tools"] = list(request.tools)
             if request.tool_choice is not None:
@@ -205,12 +282,13 @@ class OpenAIClient:
         body, attempt = self.body(request), 0
         while True:
             last = attempt >= self.max_retries
-            response = await self.send(body, attempt, last)
+            received = await self.send(body, attempt, last)
             attempt += 1
-            if response is None:
+            if received is None:
                 continue
+            response = received.response
             if response.status_code < 400:
-                return self.reply_of(response)
+                return validate_reply(received.payload) if received.payload is not None else self.reply_of(response)
             field = refused_field(response, request.extra) if response.status_code == 400 else None
             if field is not None and field not in self.refused:
                 self.refused.add(field)  # an optional field this server does not take: asked again without it
@@ -224,10 +302,18 @@ class OpenAIClient:
                 )
             await asyncio.sleep(retry_after(response, attempt - 1, self.backoff_s))
 
-    async def send(self, body: dict[str, Any], attempt: int, last: bool) -> httpx.Response | None:
-        """One POST; None when it failed in a way worth trying again (after a backoff)."""
+    async def send(self, body: dict[str, Any], attempt: int, last: bool) -> Received | None:
+        """One POST, read whole (a stream's events gathered into one reply); None when it failed in a way worth
+        trying again (after a backoff). The timeout is for silence: a server that streams, or sends its
+        comments while it reads a long prompt, may take as long as it keeps saying something."""
         try:
-            return await self._http.post("/chat/completions", json=body)
+            async with self._http.stream("POST", "/chat/completions", json=body) as response:
+                if response.status_code >= 400 or not response.headers.get("content-type", "").startswith(
+                    "text/event-stream"
+                ):
+                    await response.aread()
+                    return Received(response, None)
+                return Received(response, await gathered(response))
         except httpx.TimeoutException as exc:
             if last or (isinstance(exc, httpx.ReadTimeout) and attempt >= 1):  # a peer that hangs: try once more
                 raise ProviderUnavailable(self.timed_out(exc)) from exc

@@ -135,7 +135,12 @@ class Server(Generic[JobT]):
         if body.stream:
             include_usage = bool(body.stream_options and body.stream_options.include_usage)
             chunks = stream(
-                job.id or completion_id(), body.model, self.backend.run(job), include_usage, self.finished_for(request)
+                job.id or completion_id(),
+                body.model,
+                self.backend.run(job),
+                include_usage,
+                self.finished_for(request),
+                working=lambda: self.backend.fault() is None,
             )
             return StreamingResponse(chunks, media_type="text/event-stream")
         return await self.complete(request, body, job)

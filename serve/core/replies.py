@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -71,21 +73,54 @@ class Chunks:
         return sse(ChatCompletionChunk.model_validate(raw))
 
 
+HEARTBEAT_S = 5.0  # while nothing else is sent (a request waiting, a long prompt read), a comment this often
+
+
+async def with_heartbeats(
+    events: AsyncGenerator[Event, None], every: float, working: Callable[[], bool]
+) -> AsyncIterator[Event | None]:
+    """The events, and None whenever `every` seconds pass without one while the backend says it is `working`
+    (making progress): a wedged backend goes silent, as it should. The generation is never interrupted."""
+    while True:
+        following = asyncio.ensure_future(anext(events))
+        try:
+            while not (await asyncio.wait({following}, timeout=every))[0]:
+                if working():
+                    yield None
+        finally:  # the reader left while waiting: the pending step is called off before the events are closed
+            if not following.done():
+                following.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await following
+        try:
+            event = following.result()
+        except StopAsyncIteration:
+            return
+        yield event
+
+
 async def stream(
     completion_id: str,
     model: str,
     events: AsyncGenerator[Event, None],
     include_usage: bool,
     on_finish: Callable[[Finished], None],
+    working: Callable[[], bool] = lambda: True,
+    heartbeat_s: float = HEARTBEAT_S,
 ) -> AsyncIterator[str]:
-    """The reply as OpenAI chunks: role, text deltas, tool-call deltas, finish, usage, [DONE].
+    """The reply as OpenAI chunks: role, text deltas, tool-call deltas, finish, usage, [DONE]; and an SSE comment
+    (`: working`, which clients skip) whenever nothing else was sent for `heartbeat_s` and the backend is
+    `working`, so a client can tell a server that is reading a long prompt from one that stopped.
 
     An error after the first byte cannot change the status any more: it is sent as an `error` event and the
     stream is closed properly, which the official clients raise as an APIError."""
     chunks = Chunks(completion_id, int(time.time()), model)
     try:
         yield chunks.delta({"role": "assistant", "content": ""})
-        async for event in events:
+        async for event in with_heartbeats(events, heartbeat_s, working):
+            if event is None:
+                yield ": working\n\n"
+                continue
             if isinstance(event, TextOut):
                 yield chunks.delta({"content": event.text}, logprobs=event.logprobs)
                 continue

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import ssl
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from harness.client import PROXY_VARIABLES, OpenAIClient, base_url_from_env, tls, validate_reply
 from harness.errors import MalformedReply, ProviderRejected, ProviderUnavailable
 from harness.protocols import ModelRequest
+from tests.conftest import AppServer
 
 REQUEST = ModelRequest([{"role": "user", "content": "hi"}], [])
 
@@ -40,7 +43,13 @@ async def test_a_plain_reply_and_what_is_sent() -> None:
     reply = await model.complete(ModelRequest([{"role": "user", "content": "hi"}], [], max_tokens=9))
     assert reply.message == {"role": "assistant", "content": "hello"}
     assert reply.usage is not None and reply.usage.total_tokens == 7
-    assert seen[0] == {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 9}
+    assert seen[0] == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "max_tokens": 9,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
 
 
 async def test_retries_429_honouring_retry_after_then_succeeds() -> None:
@@ -179,3 +188,85 @@ async def test_the_model_list_is_asked_again_while_the_server_is_loading_and_non
         raise httpx.ReadTimeout("no reply", request=request)
 
     assert await client(hangs).models() is None and len(asked) == 1  # a peer that hangs is not waited on again
+
+
+def sse(*events: object, comments: int = 0) -> bytes:
+    lines = [": working\n\n"] * comments
+    lines += [f"data: {json.dumps(e) if not isinstance(e, str) else e}\n\n" for e in events]
+    return "".join(lines).encode()
+
+
+def chunk(delta: dict[str, object], finish: str | None = None, **top: object) -> dict[str, object]:
+    return {"id": "c", "created": 1, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **top}
+
+
+TIMINGS = {"cache_n": 0, "prompt_n": 5, "prompt_ms": 1.0, "prompt_per_second": 5000.0, "predicted_n": 9,
+           "predicted_ms": 2.0, "predicted_per_second": 4500.0}  # fmt: skip
+
+
+async def test_a_streamed_reply_is_gathered_text_calls_usage_and_timings() -> None:
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": '{"pa'}}
+    body = sse(
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": "Let me "}),
+        chunk({"content": "look."}),
+        chunk({"tool_calls": [call]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'th": "a.txt"}'}}]}),
+        chunk({}, "tool_calls"),
+        {"id": "c", "created": 1, "model": "m", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 9,
+         "total_tokens": 14}, "timings": TIMINGS},
+        "[DONE]",
+        comments=3,
+    )  # fmt: skip
+    model = client(lambda request: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    reply = await model.complete(REQUEST)
+    assert reply.message["content"] == "Let me look." and reply.finish_reason == "tool_calls"
+    [gathered] = reply.message["tool_calls"]
+    assert gathered["id"] == "call_1" and json.loads(gathered["function"]["arguments"]) == {"path": "a.txt"}
+    assert reply.usage is not None and reply.usage.total_tokens == 14
+    assert reply.timings is not None and reply.timings.prompt_n == 5
+
+
+async def test_an_error_event_in_a_stream_is_the_providers_failure() -> None:
+    body = sse(chunk({"role": "assistant", "content": ""}), {"error": {"message": "the model failed"}}, "[DONE]")
+    model = client(lambda request: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    with pytest.raises(ProviderUnavailable, match="the model failed"):
+        await model.complete(REQUEST)
+
+
+def streaming_app(gap_s: float, beats: bool) -> Any:
+    """A server that streams a reply after 1.5 s of reading: saying so every `gap_s` (when it `beats`), or not."""
+    from fastapi import FastAPI
+    from fastapi.responses import StreamingResponse
+
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat() -> StreamingResponse:
+        async def events() -> Any:
+            yield sse(chunk({"role": "assistant", "content": ""}))
+            for _ in range(int(1.5 / gap_s)):
+                await asyncio.sleep(gap_s)
+                if beats:
+                    yield b": working\n\n"
+            yield sse(chunk({"content": "done"}, "stop"), "[DONE]")
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    return app
+
+
+async def test_a_slow_reply_that_keeps_saying_it_is_working_is_waited_for_and_a_silent_one_is_not() -> None:
+    """The timeout is for silence: a server reading a long prompt says so, a stuck one says nothing."""
+    for beats, ok in ((True, True), (False, False)):
+        server = AppServer(streaming_app(0.1, beats))
+        try:
+            model = OpenAIClient(server.base_url, "m", timeout_s=0.5, max_retries=0)
+            if ok:
+                assert (await model.complete(REQUEST)).message["content"] == "done"
+            else:
+                with pytest.raises(ProviderUnavailable, match="sent no reply within 0.5 s"):
+                    await model.complete(REQUEST)
+            await model.aclose()
+        finally:
+            server.stop()

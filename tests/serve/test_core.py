@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncGenerator, Mapping
@@ -12,6 +13,7 @@ import pytest
 
 from serve.core.app import BodyLimits, create_app
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
+from serve.core.replies import stream
 from serve.errors import APIError
 from wire.types import ChatCompletionRequest, ModelCard, usage_of
 
@@ -209,3 +211,21 @@ async def test_the_access_log_escapes_what_is_not_printable(
     line = record.getMessage()
     assert len(line.splitlines()) == 1 and line.isprintable()
     assert "\\x1b[2J" in line and "\\u2028forged" in line and "\\x85line" in line
+
+
+async def slow_events(seconds: float) -> AsyncGenerator[Event, None]:
+    await asyncio.sleep(seconds)
+    yield TextOut("ok", None)
+    yield Finished({"role": "assistant", "content": "ok"}, "stop", usage_of(1, 1), None, None)
+
+
+async def test_a_stream_says_it_is_working_while_nothing_else_is_sent_and_only_then() -> None:
+    """Comments while the backend works and sends nothing (a long prompt being read); none from a backend that
+    says it is not making progress, which a client's silence timeout then catches."""
+    for working, expected in ((True, True), (False, False)):
+        sent = [
+            piece
+            async for piece in stream("c", "m", slow_events(0.35), False, lambda f: None, lambda: working, 0.1)
+        ]
+        assert (": working\n\n" in sent) is expected
+        assert sent[-1] == "data: [DONE]\n\n" and any('"content":"ok"' in p for p in sent if p.startswith("data: {"))
