@@ -1,6 +1,7 @@
 """python -m evals [run] [--suite FILE] [--provider NAME=URL[,model=M]]... [--trials N] [--concurrency N] [limits]
                 [controls] [--out DIR]
 python -m evals compare A.json B.json
+python -m evals suites [--out DIR]
 
 Runs every task of a suite through the harness against each provider, scores the answers against ground
 truth computed from the files, and writes turns.jsonl, summary.json, report.md and latency.png.
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from evals import controls, report
+from evals import controls, families, report
 from evals.compare import compare
 from evals.controls import MEASURED_SUITES
 from evals.manifest import manifest
@@ -32,7 +33,6 @@ from evals.servers import ServerFailed
 from evals.suite import DEFAULT_SUITE, SUITES, Suite, SuiteError, load_suite
 from harness.errors import HarnessError
 from harness.flags import add_controls, profile_from
-from harness.prompts import SYSTEM_PROMPT
 from models.errors import ModelsError
 
 
@@ -83,7 +83,7 @@ def parser() -> argparse.ArgumentParser:
     )
     go.add_argument("--max-tokens", type=int, default=384, help="cap on each model reply")
     go.add_argument("--concurrency", type=int, default=1, help="tasks run at once (default 1)")
-    go.add_argument("--system", default=SYSTEM_PROMPT, help="the system prompt (default: the small-model prompt)")
+    go.add_argument("--system", help="the system prompt (default: the small-model prompt for each task's tools)")
     go.add_argument("--out", help="results folder (default: results/<timestamp>)")
     add_controls(go)
     knobs = commands.add_parser("controls", help="measure each small-model control on and off (slow with models)")
@@ -99,6 +99,8 @@ def parser() -> argparse.ArgumentParser:
     knobs.add_argument("--only", nargs="+", help="only these variants (by name)")
     knobs.add_argument("--out", default="results/controls.md")
     knobs.add_argument("--suites", nargs="+", default=list(MEASURED_SUITES), help="suites by name (evals/suites)")
+    write = commands.add_parser("suites", help="write the generated families' suite files (scale-N, open-N)")
+    write.add_argument("--out", default=str(SUITES), help="where (default evals/suites)")
     diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
     diff.add_argument("a")
     diff.add_argument("b")
@@ -166,12 +168,16 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("run", "compare", "controls", "-h", "--help"):
+    if not argv or argv[0] not in ("run", "compare", "controls", "suites", "-h", "--help"):
         argv.insert(0, "run")
     args = parser().parse_args(argv)
     try:
         if args.action == "compare":
             print(compare(args.a, args.b))
+            return 0
+        if args.action == "suites":
+            for path in families.write(Path(args.out)):
+                print(f"wrote {path}")
             return 0
         if args.action == "controls":
             return controls.main(

@@ -22,7 +22,7 @@ from evals.servers import ServerProcess
 from evals.suite import SUITES, load_suite
 from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.controls import SMALL, TINY
-from harness.prompts import GENERIC_SYSTEM_PROMPT, SYSTEM_PROMPT
+from harness.prompts import GENERIC_SYSTEM_PROMPT
 
 MEASURED_SUITES = ("default", "generated", "family-3", "family-7", "family-15")
 
@@ -31,7 +31,7 @@ MEASURED_SUITES = ("default", "generated", "family-3", "family-7", "family-15")
 class Variant:
     name: str
     profile: Profile
-    system: str = SYSTEM_PROMPT
+    system: str | None = None  # None: the default for the suite's tools
 
 
 def without(profile: Profile, name: str) -> Profile:

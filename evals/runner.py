@@ -19,11 +19,11 @@ from typing import Any
 
 from evals.scoring import HARNESS_FAILURES, Failure, classify, judge, read_paths, trajectory
 from evals.suite import Suite, Task
-from evals.truth import files_of, truth_for
+from evals.truth import CHANGES, files_of, truth_for
 from harness.config import AUTO, Profile, RunConfig
-from harness.decisions import reject
+from harness.decisions import approve, reject
 from harness.limits import Limits
-from harness.prompts import SYSTEM_PROMPT
+from harness.prompts import FOR_TOOLS
 from harness.protocols import Model
 from harness.runtime import runnable, start, tools_for
 from harness.state import RunState
@@ -51,7 +51,7 @@ class EvalSettings:
     max_tokens: int | None = 384
     concurrency: int = 1
     controls: Profile = AUTO
-    system: str = SYSTEM_PROMPT
+    system: str | None = None  # None: the default for the task's tools
 
 
 @dataclass
@@ -107,28 +107,35 @@ def turns_of(trace: MemoryTrace, run_id: str) -> list[Turn]:
     ]
 
 
-def config_for(provider: Provider, suite: Suite, settings: EvalSettings, workspace: Path) -> RunConfig:
+def config_for(provider: Provider, suite: Suite, settings: EvalSettings, workspace: Path, task: Task) -> RunConfig:
     return RunConfig(
         base_url=provider.base_url,
         model=provider.model,
         api_key_env=provider.key_env,
         workspace=str(workspace),
-        tools=tuple(suite.tools),
+        tools=tuple(task.tools or suite.tools),
+        allow_writes=task.check.kind in CHANGES,  # a change task is asked by a person who wants the change
         max_tokens=settings.max_tokens,
         request_timeout_s=settings.timeout_s or 600,
         controls=settings.controls,
     )
 
 
-async def run_to_end(state: RunState, trace: MemoryTrace, model: Model | None = None) -> RunState:
-    """Run; a call that waits for approval is refused in words and the run goes on (bounded). `model` stands
-    in for the config's server (Inspect's model)."""
+async def run_to_end(
+    state: RunState, trace: MemoryTrace, model: Model | None = None, approve_calls: bool = False
+) -> RunState:
+    """Run; a call that waits for approval is refused in words and the run goes on (bounded), or approved
+    for a task that asks for a change (its end state is what is scored). `model` stands in for the config's
+    server (Inspect's model)."""
     for _ in range(16):
         async with runnable(state, trace=trace, model=model) as runner:
             state = await runner.run()
         if not (state.interruption and state.interruption.type == "approval" and state.interruption.call_id):
             return state
-        reject(state, state.interruption.call_id, REFUSAL)
+        if approve_calls:
+            approve(state, state.interruption.call_id)
+        else:
+            reject(state, state.interruption.call_id, REFUSAL)
     return state
 
 
@@ -137,13 +144,15 @@ async def run_task(
 ) -> TaskResult:
     workspace = suite.build(scratch / f"{provider.name}-{task.id}-{trial}")
     truth = truth_for(task.check, workspace)
+    files = set(files_of(workspace))
     limits = Limits(max_turns=settings.max_turns, max_budget_usd=settings.max_budget_usd, timeout_s=settings.timeout_s)
-    config = config_for(provider, suite, settings, workspace)
-    state, trace = start(task.prompt, config, limits=limits, system=settings.system), MemoryTrace()
+    config = config_for(provider, suite, settings, workspace, task)
+    system = settings.system if settings.system is not None else FOR_TOOLS
+    state, trace = start(task.prompt, config, limits=limits, system=system), MemoryTrace()
     began = time.perf_counter()
-    state = await run_to_end(state, trace)
+    state = await run_to_end(state, trace, approve_calls=task.check.kind in CHANGES)
     wall = (time.perf_counter() - began) * 1000
-    verdict = judge(task.check, truth, state.answer, set(files_of(workspace)), read_paths(state))
+    verdict = judge(task.check, truth, state.answer, files, read_paths(state), workspace)
     path = trajectory(state, tools_for(config), list(task.needs))
     turns = turns_of(trace, state.run_id)
     model_ms = sum(t.latency_ms for t in turns)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from evals.suite import Check
-from evals.truth import Truth
+from evals.truth import CHANGES, Truth, config_values, digests, read_text
 from harness.state import RunState
 from harness.tools.base import Invalid, Registry
 from wire.types import canonical
@@ -43,7 +45,6 @@ NUMBERS = [
 ]
 NEGATION = re.compile(r"\b(?:not|no|none|never|neither|nor|without|cannot)\b|n't\b", re.IGNORECASE)
 CLAUSE_END = re.compile(r"[.;!?](?=\s|$)|\n|\bbut\b|,\s*(?:while|whereas)\b", re.IGNORECASE)
-COUNT = re.compile(r"\b(\d+|" + "|".join(NUMBERS) + r")\s+(?:\w+\s+)?files?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -98,55 +99,240 @@ def judge_names(answer: str, truth: Truth, files: set[str]) -> Verdict:
     return Verdict(True, "names the right file")
 
 
+SAYS_NO = re.compile(
+    r"^\s*no\b|\b(?:there (?:is|are)|i found|found) no\b|\bno (?:such )?files?\b|\bnone of (?:the|these) files\b"
+    r"|\bnothing (?:in|about|mentions)\b|\b(?:could|can)(?:n't| ?not) find\b|\bnot (?:found|mentioned)\b"
+    r"|\b(?:does|do)(?:n't| not) (?:mention|contain|say|refer)",
+    re.IGNORECASE,
+)
+INSTRUCTIONS = re.compile(r"\b\w+_\w+\s*\(|\byou can (?:use|call|run)\b|\bcall the\b", re.IGNORECASE)
+GENERIC = frozenset((
+    "file", "files", "contains", "contain", "says", "shows", "holds", "text", "content", "contents", "line", "lines",
+    "data", "information", "details", "about", "with", "which", "this", "that", "there", "their", "the", "and",
+    "also", "it", "is", "are", "has", "have", "of", "a", "an", "in", "on", "for", "to",
+))  # fmt: skip
+COUNTED = r"(?:files?|lines?|rows?|records?|entries|entry|items?|errors?|times|occurrences?|mentions?)"
+COUNT_PHRASE = re.compile(rf"\b(\d[\d,]*|{'|'.join(NUMBERS)})\s+(?:[\w-]+\s+){{0,2}}{COUNTED}\b", re.IGNORECASE)
+BARE_NUMBER = re.compile(r"(?<![\w.:/-])(\d[\d,]*)(?![\w.:/-]|\.\d)")
+
+
 def judge_yes(answer: str, truth: Truth, files: set[str]) -> Verdict:
-    says_no = bool(re.match(r"\s*no\b", answer, re.IGNORECASE)) or bool(
-        re.search(r"\b(?:there is|there's) no\b|\bno file\b", answer, re.IGNORECASE)
-    )
+    affirmed, _ = names_in(answer, files)
+    says_no = bool(SAYS_NO.search(answer))
     if not truth.expect_yes:
-        return Verdict(says_no, "says there is none" if says_no else "claims a file that does not exist")
-    if says_no:
+        if affirmed and not re.match(r"\s*no\b", answer, re.IGNORECASE):
+            return Verdict(False, f"claims {', '.join(sorted(affirmed))}, but no file says it")
+        return Verdict(says_no, "says there is none" if says_no else "does not say there is none")
+    if re.match(r"\s*no\b", answer, re.IGNORECASE) or (says_no and not affirmed):
         return Verdict(False, "says no, but there is one")
     return judge_names(answer, truth, files)
 
 
 def judge_count(answer: str, truth: Truth) -> Verdict:
-    stated = {as_number(m.group(1)) for m in COUNT.finditer(answer)}
+    stated = {as_number(m.group(1).replace(",", "")) for m in COUNT_PHRASE.finditer(answer)}
     if not stated:
-        stated = {as_number(t) for t in words(answer) if t.isdigit() or t in NUMBERS} & {truth.count or 0}
+        stated = {int(m.group(1).replace(",", "")) for m in BARE_NUMBER.finditer(answer)}
     right = stated == {truth.count}
     return Verdict(right, f"says {sorted(stated) or 'no number'}; there are {truth.count}")
 
 
-def judge_quote(answer: str, truth: Truth) -> Verdict:
-    wanted = words(truth.quote or "")
+def recall(wanted: str, answer: str) -> float:
+    need = words(wanted)
     have = Counter(words(answer))
-    recall = sum(1 for w in wanted if have[w] > 0) / max(1, len(wanted))
-    return Verdict(recall >= 0.8, f"{recall:.0%} of the file's words are in the answer")
+    return sum(1 for w in need if have[w] > 0) / max(1, len(need))
+
+
+def judge_quote(answer: str, truth: Truth) -> Verdict:
+    share = recall(truth.quote or "", answer)
+    if share >= 0.8:
+        wrong = [o for o in truth.others if recall(o, answer) >= 0.8 and recall(o, truth.quote or "") < 0.8]
+        if wrong:
+            return Verdict(False, f"also gives {wrong[0]!r}")
+    return Verdict(share >= 0.8, f"{share:.0%} of the words wanted are in the answer")
+
+
+def mentions_value(value: str, answer: str) -> bool:
+    core = value.strip().lstrip("<>=~^!v ").strip("\"'")
+    if not core:
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(core)}(?![\w]|\.\d)", answer, re.IGNORECASE) is not None
+
+
+def judge_value(answer: str, truth: Truth, first: bool = False) -> Verdict:
+    value = truth.value or ""
+    if not mentions_value(value, answer):
+        return Verdict(False, f"does not give {value}")
+    wrong = sorted(o for o in truth.others if mentions_value(o, answer) and not mentions_value(o, value))
+    if first and wrong:
+        positions = {o: answer.lower().find(o.lstrip("<>=~^!v ").lower()) for o in wrong}
+        if min(positions.values()) < answer.lower().find(value.lstrip("<>=~^!v ").lower()):
+            return Verdict(False, f"gives {min(positions, key=lambda o: positions[o])} first")
+        return Verdict(True, f"gives {value} first")
+    if wrong:
+        return Verdict(False, f"also gives {', '.join(wrong)}")
+    return Verdict(True, f"gives {value}")
+
+
+def judge_items(answer: str, truth: Truth) -> Verdict:
+    missing = [item for item in truth.items if recall(item, answer) < 0.6]
+    extra = [item for item in truth.not_items if recall(item, answer) >= 0.6]
+    if extra:
+        return Verdict(False, f"lists {extra[0]!r}, which is done")
+    if missing:
+        return Verdict(False, f"leaves out {missing[0]!r}")
+    return Verdict(True, "lists every open item and no done one")
+
+
+def mentioned(answer: str, name: str, files: set[str], within: set[str]) -> bool:
+    """The file is named by its path, or by its base name where no other file of `within` has that name."""
+    pattern = r"(?<![\w/.-]){}(?![\w-]|\.\w)"
+    if re.search(pattern.format(re.escape(name)), answer, re.IGNORECASE):
+        return True
+    base = name.rsplit("/", 1)[-1]
+    alike = [f for f in within if f.rsplit("/", 1)[-1] == base]
+    return len(alike) == 1 and re.search(pattern.format(re.escape(base)), answer, re.IGNORECASE) is not None
+
+
+def judge_all(answer: str, truth: Truth, files: set[str]) -> Verdict:
+    missing = sorted(n for n in truth.names if not mentioned(answer, n, files, set(truth.names)))
+    if missing:
+        return Verdict(False, f"leaves out {', '.join(missing[:3])}")
+    outside = sorted(n for n in files - truth.names if mentioned(answer, n, files, files))
+    if outside:
+        return Verdict(False, f"also names {', '.join(outside[:3])}")
+    return Verdict(True, "names every one and no other")
+
+
+def judge_word(answer: str, truth: Truth) -> Verdict:
+    found = [t for t in truth.names if re.search(rf"(?<![\w.-]){re.escape(t)}(?![\w-])", answer, re.IGNORECASE)]
+    return Verdict(bool(found), f"names {found[0]}" if found else "names nothing only those files share")
+
+
+def said_of_each(answer: str, names: set[str], files: set[str]) -> list[str]:
+    """The files the answer names without saying anything of them: what follows a file's name, up to the next
+    file's, must hold a word that is not a file name or a filler word."""
+    spans = []
+    for name in names:
+        for candidate in (name, name.rsplit("/", 1)[-1]):
+            found = re.search(rf"(?<![\w/.-]){re.escape(candidate)}(?![\w-]|\.\w)", answer, re.IGNORECASE)
+            if found:
+                spans.append((found.start(), found.end(), name))
+                break
+    spans.sort()
+    silent = []
+    name_words = {w for n in files for w in words(n)}
+    for index, (_, end, name) in enumerate(spans):
+        stop = spans[index + 1][0] if index + 1 < len(spans) else len(answer)
+        said = [w for w in words(answer[end:stop]) if len(w) > 2 and w not in GENERIC and w not in name_words]
+        if not said:
+            silent.append(name)
+    return silent
 
 
 def judge_every(answer: str, truth: Truth, read: set[str]) -> Verdict:
     unread = truth.names - read
     if unread:
         return Verdict(False, f"never read {', '.join(sorted(unread))}")
-    affirmed, negated = names_in(answer, set(truth.names))
-    missing = truth.names - affirmed - negated
-    return Verdict(
-        not missing, f"does not mention {', '.join(sorted(missing))}" if missing else "read and reported every file"
-    )
+    if INSTRUCTIONS.search(answer):
+        return Verdict(False, "explains how to call tools instead of answering")
+    missing = sorted(n for n in truth.names if not mentioned(answer, n, set(truth.names), set(truth.names)))
+    if missing:
+        return Verdict(False, f"does not mention {', '.join(missing)}")
+    silent = said_of_each(answer, set(truth.names), set(truth.names))
+    if silent:
+        return Verdict(False, f"says nothing of {', '.join(sorted(silent))}")
+    return Verdict(True, "read and reported every file")
 
 
-def judge(check: Check, truth: Truth, answer: str | None, files: set[str], read: set[str]) -> Verdict:
+Judge = Callable[[str, Truth, set[str], set[str]], Verdict]  # (answer, truth, the files, the files read)
+JUDGES: dict[str, Judge] = {
+    **dict.fromkeys(
+        ("names_file", "largest_file", "smallest_file", "newest_file", "defines"),
+        lambda answer, truth, files, read: judge_names(answer, truth, files),
+    ),
+    "yes_names_file": lambda answer, truth, files, read: judge_yes(answer, truth, files),
+    **dict.fromkeys(
+        ("file_count", "line_count", "row_count"), lambda answer, truth, files, read: judge_count(answer, truth)
+    ),
+    **dict.fromkeys(
+        ("quotes_file", "quotes_line", "recipe", "first_heading"),
+        lambda answer, truth, files, read: judge_quote(answer, truth),
+    ),
+    **dict.fromkeys(
+        ("config_value", "joined", "raises"), lambda answer, truth, files, read: judge_value(answer, truth)
+    ),
+    "latest_version": lambda answer, truth, files, read: judge_value(answer, truth, first=True),
+    "open_items": lambda answer, truth, files, read: judge_items(answer, truth),
+    **dict.fromkeys(("names_all", "folder_files"), lambda answer, truth, files, read: judge_all(answer, truth, files)),
+    "shared_word": lambda answer, truth, files, read: judge_word(answer, truth),
+    "reads_every_file": lambda answer, truth, files, read: judge_every(answer, truth, read),
+}
+
+
+def judge(
+    check: Check, truth: Truth, answer: str | None, files: set[str], read: set[str], workspace: Path | None = None
+) -> Verdict:
+    """The verdict on a run: its answer for a question, the folder's end state (`workspace`) for a change."""
+    if check.kind in CHANGES:
+        if workspace is None:
+            raise ValueError(f"a {check.kind} check is judged on the workspace after the run")
+        return judge_change(check, truth, workspace)
     if not answer or not answer.strip():
         return Verdict(False, "no answer")
-    if check.kind in ("names_file", "largest_file"):
-        return judge_names(answer, truth, files)
-    if check.kind == "yes_names_file":
-        return judge_yes(answer, truth, files)
-    if check.kind == "file_count":
-        return judge_count(answer, truth)
-    if check.kind == "quotes_file":
-        return judge_quote(answer, truth)
-    return judge_every(answer, truth, read)
+    return JUDGES[check.kind](answer, truth, files, read)
+
+
+def judge_change(check: Check, truth: Truth, workspace: Path) -> Verdict:
+    """The end state: the file the task names changed as asked, and nothing else changed."""
+    after = digests(workspace)
+    changed = {n for n in set(after) | set(truth.before) if after.get(n) != truth.before.get(n)}
+    path = check.path or ""
+    if changed - {path}:
+        return Verdict(False, f"changed {', '.join(sorted(changed - {path})[:3])}, which the task did not ask for")
+    if path not in changed:
+        return Verdict(False, f"left {path} as it was")
+    if check.kind == "deletes_file":
+        return Verdict(path not in after, "deleted it" if path not in after else "did not delete it")
+    if path not in after:
+        return Verdict(False, f"{path} is gone")
+    text = read_text(workspace, path)
+    return CHANGED[check.kind](check, truth, text)
+
+
+def appended(check: Check, truth: Truth, text: str) -> Verdict:
+    ok = text.splitlines() == [*(truth.quote or "").splitlines(), check.value or ""]
+    return Verdict(ok, "appended the line" if ok else "the file is not the old one and the line")
+
+
+def set_value(check: Check, truth: Truth, text: str) -> Verdict:
+    values = config_values(text, check.path or "", check.key or "")
+    old = (truth.quote or "").splitlines()
+    kept = [line for line in old if line not in text.splitlines()]
+    key = (check.key or "").rsplit(".", 1)[-1]
+    if values[:1] != [check.value]:
+        return Verdict(False, f"{check.key} is {values[:1] or 'gone'}, not {check.value}")
+    if any(key not in line for line in kept) or len(text.splitlines()) != len(old):
+        return Verdict(False, "changed other lines too")
+    return Verdict(True, f"set {check.key} to {check.value}")
+
+
+def summarised(check: Check, truth: Truth, text: str) -> Verdict:
+    folder = (check.target or "").rstrip("/")
+    scope = {n for n in truth.before if n != check.path and (not folder or n.startswith(folder + "/"))}
+    missing = sorted(n for n in scope if not mentioned(text, n, scope, scope))
+    if missing:
+        return Verdict(False, f"the summary does not name {', '.join(missing[:3])}")
+    silent = said_of_each(text, scope, scope)
+    if silent:
+        return Verdict(False, f"the summary says nothing of {', '.join(sorted(silent)[:3])}")
+    return Verdict(True, "wrote a summary of every file")
+
+
+CHANGED: dict[str, Callable[[Check, Truth, str], Verdict]] = {
+    "appends_line": appended,
+    "sets_value": set_value,
+    "writes_summary": summarised,
+}
 
 
 def trajectory(state: RunState, tools: Registry, needs: list[str]) -> Trajectory:

@@ -7,9 +7,11 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evals.workspace import DEFAULT_FILES, family_files, generated_files, write_files
+from evals.project import project
+from evals.sources import source_tree
+from evals.workspace import DEFAULT_FILES, LOG_NAMES, family_files, generated_files, write_files
 from wire.types import first_error
 
 SUITES = Path(__file__).parent / "suites"
@@ -25,49 +27,87 @@ class Strict(BaseModel):
 
 
 class Builder(Strict):
-    builder: Literal["default", "generated", "family"]
+    builder: Literal["default", "generated", "family", "project"]
     seed: int = 0
-    files: int = Field(default=3, ge=3, le=40)  # family: how many files
+    files: int = Field(default=3, ge=3, le=5000)  # family, project: how many files
     nested: bool = False  # family: some files in subfolders
     quote: str = "notes.txt"  # family: the file holding a short note (a task asks what it says)
+
+    @model_validator(mode="after")
+    def fits(self) -> Builder:
+        if self.builder == "family" and self.files > len(LOG_NAMES):
+            raise ValueError(f"a family folder has at most {len(LOG_NAMES)} files")
+        return self
+
+
+class Package(Strict):
+    """A package's source distribution from the package index, pinned (evals/sources.py)."""
+
+    package: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    version: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9.+!-]*$")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
 class Folder(Strict):
     path: str  # relative to the suite file; copied, so no task can change the original
 
 
+CheckKind = Literal[
+    # questions, scored on the answer
+    "names_file", "yes_names_file", "names_all", "defines", "file_count", "largest_file", "smallest_file",
+    "newest_file", "quotes_file", "quotes_line", "line_count", "row_count", "config_value", "latest_version",
+    "open_items", "folder_files", "shared_word", "joined", "recipe", "first_heading", "reads_every_file", "raises",
+    # changes, scored on the folder's end state
+    "writes_summary", "sets_value", "appends_line", "deletes_file",
+]  # fmt: skip
+
+
 class Check(Strict):
-    kind: Literal["names_file", "file_count", "quotes_file", "reads_every_file", "largest_file", "yes_names_file"]
-    files_matching: str | None = None  # a regular expression over file contents
-    path: str | None = None
+    kind: CheckKind
+    files_matching: str | None = None  # a regular expression (RE2) over file contents or lines
+    path: str | None = None  # the file (or folder) the check is about; two files: "a, b"
+    key: str | None = None  # a config key (`server.port`), a Makefile target
+    symbol: str | None = None  # a function or class name
+    glob: str | None = None  # files by name, for a count
+    target: str | None = None  # the file a joined value is looked up in
+    target_pattern: str | None = None  # how: `{value}` stands for the value, the group is the answer
+    value: str | None = None  # a change's value: the new setting, the line to append
+
+
+ToolName = Literal["list_files", "read_file", "search", "write_file", "delete_file", "scan_archive"]
+READING: tuple[ToolName, ...] = ("list_files", "read_file", "search")
 
 
 class Task(Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     prompt: str = Field(min_length=1)
     check: Check
-    needs: list[Literal["list_files", "read_file"]] = Field(default_factory=list)
-
-
-ToolName = Literal["list_files", "read_file", "delete_file", "scan_archive"]
-READING: tuple[ToolName, ...] = ("list_files", "read_file")
+    needs: list[ToolName] = Field(default_factory=list)
+    tools: list[ToolName] | None = None  # this task's tools, when not the suite's (a change offers writes)
 
 
 class Suite(Strict):
     name: str
     description: str = ""
-    workspace: Annotated[Builder | Folder, Field(union_mode="left_to_right")]
+    workspace: Annotated[Builder | Package | Folder, Field(union_mode="left_to_right")]
     tools: list[ToolName] = Field(default_factory=lambda: list(READING), min_length=1)
     tasks: list[Task] = Field(min_length=1)
     source: Path | None = Field(default=None, exclude=True)
 
     def build(self, root: Path) -> Path:
         """A fresh copy of the suite's workspace under `root`."""
+        if isinstance(self.workspace, Package):
+            pinned = self.workspace
+            shutil.copytree(source_tree(pinned.package, pinned.version, pinned.sha256), root, symlinks=True)
+            return root
         if isinstance(self.workspace, Folder):
             base = self.source.parent if self.source else Path.cwd()
             shutil.copytree(base / self.workspace.path, root, symlinks=True)
             return root
         spec = self.workspace
+        if spec.builder == "project":
+            made = project(spec.seed, spec.files)
+            return write_files(root, made.files, made.mtimes)
         if spec.builder == "family":
             return write_files(root, family_files(spec.seed, spec.files, spec.nested, spec.quote))
         return write_files(root, DEFAULT_FILES if spec.builder == "default" else generated_files(spec.seed))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+from collections.abc import Mapping
 from pathlib import Path
 
 DEFAULT_FILES = {
@@ -20,16 +22,22 @@ DEFAULT_FILES = {
 }
 
 
-def write_files(root: Path, files: dict[str, str]) -> Path:
-    """The files in a new folder `root`. An existing folder is refused: files left there from another
-    workspace would change every answer (and the ground truth with them)."""
+def write_files(root: Path, files: Mapping[str, str | bytes], mtimes: Mapping[str, float] | None = None) -> Path:
+    """The files in a new folder `root` (text as UTF-8, bytes as they are, with the modification times given).
+    An existing folder is refused: files left there from another workspace would change every answer (and the
+    ground truth with them)."""
     try:
         root.mkdir(parents=True)
     except FileExistsError as exc:
         raise FileExistsError(f"{root}: a workspace is built into a new folder, and this one exists") from exc
     for name, content in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(content, encoding="utf-8")
+        if isinstance(content, bytes):
+            (root / name).write_bytes(content)
+        else:
+            (root / name).write_text(content, encoding="utf-8")
+    for name, when in (mtimes or {}).items():
+        os.utime(root / name, (when, when))
     return root
 
 

