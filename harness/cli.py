@@ -32,7 +32,7 @@ from harness.limits import Limits, Prices
 from harness.options import MAX_REPLY_TOKENS
 from harness.otel import from_environment
 from harness.presets import CommandPreset, load_presets, parse_preset
-from harness.prompts import SYSTEM_PROMPT
+from harness.prompts import FOR_TOOLS
 from harness.runtime import runnable, start
 from harness.state import RunState
 from harness.store import FileStore, check_run_id
@@ -86,7 +86,7 @@ def add_run(commands: Any) -> None:
     start.add_argument("--model", required=True, help="the model (for the scripted provider: the scenario)")
     start.add_argument("--workspace", default=".", help="the folder the tools may touch (default: .)")
     start.add_argument("--api-key-env", default="LLM_API_KEY", help="environment variable holding the API key")
-    start.add_argument("--system", default=SYSTEM_PROMPT, help="system prompt (default: the small-model prompt)")
+    start.add_argument("--system", help="system prompt (default: the small-model prompt for the tools offered)")
     start.add_argument("--run-id", help="choose the run id (default: random); an existing run is never replaced")
     start.add_argument(
         "--tools",
@@ -253,7 +253,7 @@ def command_run(args: argparse.Namespace) -> int:
         limits=limits,
         prices=Prices(args.price_input, args.price_output),
         run_id=run_id,
-        system=args.system or None,
+        system=FOR_TOOLS if args.system is None else (args.system or None),
     )
     with store.lock(state.run_id):
         if store.exists(state.run_id):

@@ -7,6 +7,8 @@ turn may be asked in is a format both ends read, so it lives in `wire.digest`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 SYSTEM_PROMPT = (
     "You answer questions about the files in a folder, using tools. Never guess a file name: list the files to see "
     "which exist and how big they are. Never guess what a file says: read it. To find which file says something, "
@@ -14,6 +16,22 @@ SYSTEM_PROMPT = (
     "two plain sentences that state the facts themselves (file names, numbers, the words a file contains). Asked what "
     "a file says, quote every line of it."
 )
+SEARCHING = "read every file that might."
+SEARCHING_WITH_SEARCH = "search the files for its words, then read what the search finds."
+
+
+class ForTools:
+    """The default system prompt, written for the tools of the run it starts (see `system_prompt`)."""
+
+
+FOR_TOOLS = ForTools()
+
+
+def system_prompt(tools: Sequence[str]) -> str:
+    """The default system prompt for a run with these tools: with `search`, it is how to find what a file says."""
+    return SYSTEM_PROMPT.replace(SEARCHING, SEARCHING_WITH_SEARCH) if "search" in tools else SYSTEM_PROMPT
+
+
 GENERIC_SYSTEM_PROMPT = (  # the earlier, generic prompt, kept to measure what the small-model prompt is worth
     "You are a careful assistant working in a folder of files. Use the tools to look before you answer. "
     "When you have the answer, reply in plain text without calling a tool."

@@ -19,7 +19,7 @@ from harness.limits import Limits, Prices
 from harness.loop import run
 from harness.options import MAX_REPLY_TOKENS, RunOptions
 from harness.policy import ToolErrorPolicy
-from harness.prompts import SYSTEM_PROMPT
+from harness.prompts import FOR_TOOLS, ForTools, system_prompt
 from harness.protocols import Model, StateStore, TraceSink
 from harness.state import RunState, new_run
 from harness.stop import StopSignal
@@ -35,13 +35,13 @@ def start(
     limits: Limits | None = None,
     prices: Prices | None = None,
     run_id: str | None = None,
-    system: str | None = SYSTEM_PROMPT,
+    system: str | ForTools | None = FOR_TOOLS,
 ) -> RunState:
-    """A new run of `config`; its workspace is checked before anything is saved."""
+    """A new run of `config` (its system prompt the default for its tools unless given; None: none); its
+    workspace is checked before anything is saved."""
     Workspace(config.workspace)
-    return new_run(
-        prompt, system=system, model=config.model, limits=limits, prices=prices, run_id=run_id, config=config
-    )
+    text = system_prompt(config.tools) if isinstance(system, ForTools) else system
+    return new_run(prompt, system=text, model=config.model, limits=limits, prices=prices, run_id=run_id, config=config)
 
 
 @dataclass

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import ClassVar
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.errors import ContextTooSmall
-from harness.protocols import ModelReply, ModelRequest
+from harness.protocols import ModelReply, ModelRequest, Tool
 from harness.state import RunState
 from wire.digest import Finding, write
-from wire.types import AssistantMessage, Message, decoded_arguments
+from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
 
 # the reply has to open with a word (a letter, a digit or a quote), not JSON, a tag, a list or a fence (GBNF)
 PROSE_GRAMMAR = 'root ::= [ \\t\\n]* [A-Za-z0-9"\u00c0-\uffff] [^\\x00]*'
@@ -34,31 +34,69 @@ class DigestAnswers(Hooks):
     and when the digest must still shrink the least related go first: a small model names the first result
     it sees. With `matching_lines`, up to that many lines of the results that share words with the question
     (most shared first, each after its call's arguments, from the whole results) are written again last,
-    just before the question: a model under a billion parameters answers from what it read last.
+    just before the question: a model under a billion parameters answers from what it read last. With
+    `unrelated_lines`, a result that shares no word with the question (a window of a long log read on the
+    way) is cut to that many lines, so what the answer needs is not lost in what it does not.
+
+    A run whose tools can change files (the person offered them: a write, a delete) and that has not changed
+    anything yet is asked the digest with those tools still offered, the model free to call one or to answer:
+    a task whose result is a change is finished by that change, not by words about it.
     """
 
     name: ClassVar[str] = "digest_answers"
     context: int = 0  # the model's context window in tokens, when the server said (0: unknown)
     focus: bool = False
     matching_lines: int = 0
+    unrelated_lines: int = 0
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
             return
         budget = self.context - (turn.request.max_tokens or 0) if self.context else None
-        messages = digest_messages(run.state, run.count, budget, self.focus, self.matching_lines)
+        messages = digest_messages(run.state, run.count, budget, self.focus, self.matching_lines, self.unrelated_lines)
+        changers = self.changers(run)
+        if changers:
+            turn.request = ModelRequest(messages, changers, turn.request.max_tokens, "auto")
+            return
         grammar = {"grammar": PROSE_GRAMMAR}
         turn.request = ModelRequest(messages, [], turn.request.max_tokens, None, None, grammar)
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
-        return words_only(reply) if turn.answer is not None else reply
+        if turn.answer is None:
+            return reply
+        offered = {d["function"]["name"] for d in turn.request.tools}
+        return words_only(reply, keep=offered)
+
+    def after_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+    ) -> None:
+        if ok and not tool.read_only:
+            memory = self.recall(run, Changed)
+            memory.tools.append(tool.name)
+            self.keep(run, memory)
+
+    def changers(self, run: RunContext) -> list[ToolDefinition]:
+        """The tools that change files, when none of them has changed anything in this run yet."""
+        if self.recall(run, Changed).tools:
+            return []
+        return [d for d in run.tools.definitions() if (t := run.tools.get(d["function"]["name"])) and not t.read_only]
 
 
-def words_only(reply: ModelReply) -> ModelReply:
-    if not reply.message.get("tool_calls"):
+@dataclass
+class Changed:
+    tools: list[str] = field(default_factory=list)  # the changing tools that ran without an error
+
+
+def words_only(reply: ModelReply, keep: frozenset[str] | set[str] = frozenset()) -> ModelReply:
+    """The reply without calls to tools not offered (`keep`: the ones that were)."""
+    calls = reply.message.get("tool_calls") or []
+    kept = [c for c in calls if c["function"]["name"] in keep]
+    if len(kept) == len(calls):
         return reply
     message: AssistantMessage = {"role": "assistant", "content": reply.message.get("content") or ""}
-    return replace(reply, message=message, finish_reason="stop")
+    if kept:
+        message["tool_calls"] = kept
+    return replace(reply, message=message, finish_reason="tool_calls" if kept else "stop")
 
 
 def findings(messages: Sequence[Message]) -> list[Finding]:
@@ -91,14 +129,20 @@ def digest_messages(
     context: int | None = None,
     focus: bool = False,
     matching_lines: int = 0,
+    unrelated_lines: int = 0,
 ) -> list[Message]:
-    """The run's system messages, then the question beside the results. Results are cut to MAX_RESULT_LINES;
+    """The run's system messages, then the question beside the results. Results are cut to MAX_RESULT_LINES
+    (a result of a call with arguments that shares no word with the question to `unrelated_lines`, when set);
     under a context budget (the run's, or the model's window) the longest lose their middle lines first,
     and only when none can shrink further do the matching lines go, then the oldest results."""
     head = [m for m in state.messages if m["role"] == "system"]
     every = findings(state.messages)
     matches = matching(state.question, every, matching_lines) if matching_lines else []
-    found = [shortened(f, MAX_RESULT_LINES) for f in every]
+    asked = words(state.question)
+    found = [
+        shortened(f, unrelated_lines if unrelated_lines and f.arguments and not shares(asked, f) else MAX_RESULT_LINES)
+        for f in every
+    ]
     if focus:
         found = focused(state.question, found)
     budgets = [b for b in (state.limits.context_tokens, int(context * CONTEXT_MARGIN) if context else None) if b]
@@ -147,19 +191,22 @@ def words(text: str) -> set[str]:
     return {w[:4] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOP_WORDS}
 
 
+def shares(asked: set[str], finding: Finding) -> int:
+    """How many content words of the question a finding holds (in what it says or in the call's arguments)."""
+    return len(asked & (words(finding.result) | words(arguments_text(finding))))
+
+
 def focused(question: str, found: list[Finding]) -> list[Finding]:
     """The results that share words with the question (in what they say or in the call's arguments) first,
     most first; then the results of calls without arguments (a listing); then the rest; ties keep their
     order. Nothing is left out: a question about every file needs every result, and a word shared by chance
     must not hide the rest."""
     asked = words(question)
-
-    def shared(finding: Finding) -> int:
-        return len(asked & (words(finding.result) | words(arguments_text(finding))))
-
-    related = sorted((f for f in found if f.arguments and shared(f)), key=shared, reverse=True)
+    related = sorted(
+        (f for f in found if f.arguments and shares(asked, f)), key=lambda f: shares(asked, f), reverse=True
+    )
     bare = [f for f in found if not f.arguments]
-    return related + bare + [f for f in found if f.arguments and not shared(f)]
+    return related + bare + [f for f in found if f.arguments and not shares(asked, f)]
 
 
 MATCH_CHARACTERS = 200  # a longer line is shown cut to its start

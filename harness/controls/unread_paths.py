@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, RunContext, Turn, set_aside
 from harness.protocols import Tool
+from harness.tools.files import READ_ON
 from harness.tools.workspace import Workspace
 from wire.types import ToolCall, ToolDefinition
 
@@ -34,6 +35,10 @@ class Read:
     listed: list[str] = field(default_factory=list)  # workspace tools that ran without arguments
 
 
+DEFAULT_CONTEXT = 8192  # tokens, where the server does not say
+MAX_WALK = 20_000  # a bigger workspace's folders are not narrowed to
+
+
 @dataclass
 class Narrowing:
     """What narrowing one request's tools found: the server's narrowing by tool, the tools with nothing left to
@@ -42,6 +47,7 @@ class Narrowing:
     paths: dict[str, object] = field(default_factory=dict)
     done: set[str] = field(default_factory=set)
     unread_left: bool = False
+    unread_bytes: int = 0
     named: set[str] = field(default_factory=set)
 
 
@@ -53,9 +59,12 @@ class UnreadPaths(Hooks):
     A tool that has read every file is set aside, and so is a listing of the workspace that ran without
     arguments (it showed every file) and, once every file is read, every read-only tool of the workspace
     that needs arguments (a search); a tool that changes files makes every file unread again.
-    With `look_while_unread` N, the first N turns must call a tool while some file is unread (a small model
-    stops after one file; a search needs them all), unless the question names files and every one of them
-    has been read: a question about a file is answered from that file.
+    With `look_while_unread` N, the first N turns must call a tool while some file is unread and the unread
+    files could be read whole (at most twice the model's window, as characters): a small model stops after
+    one file, and a question about what the files say needs them all. A folder too large to read whole is
+    left to the model and its search. Nor is it forced once the question names files and every one of them
+    has been read: a question about a file is answered from that file. A read that showed a window of a long
+    file leaves it unread (the rest may be read on).
 
     Where the narrowing goes: a server that takes `tool_parameters` (this project's) gets the unread files
     there, and the tools sent list every file, the same at every turn, so the prompt's prefix stays cached
@@ -66,6 +75,7 @@ class UnreadPaths(Hooks):
     most: int = 200
     look_while_unread: int = 0
     tool_parameters: bool = False  # the server narrows calls by the `tool_parameters` field
+    context: int = 0  # the model's context window in tokens, when the server said
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         request = turn.request
@@ -74,19 +84,23 @@ class UnreadPaths(Hooks):
         memory = self.recall(run, Read)
         narrowing = Narrowing()
         tools = [self.narrowed(run, definition, memory, narrowing) for definition in request.tools]
-        extra = {**request.extra, "tool_parameters": narrowing.paths} if narrowing.paths else request.extra
+        merged = {**narrowing.paths, **dict(request.extra.get("tool_parameters") or {})}  # an earlier control's stays
+        extra = {**request.extra, "tool_parameters": merged} if narrowing.paths else request.extra
         turn.request = replace(request, tools=tools, extra=extra)
         done = narrowing.done | self.looked_enough(run, memory, narrowing)
         set_aside(turn, done)
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
         read = {p for paths in memory.paths.values() for p in paths}
         searching = narrowing.unread_left and not (narrowing.named and narrowing.named <= read)
+        searching = searching and narrowing.unread_bytes <= 2 * (self.context or DEFAULT_CONTEXT)
         if turn.request.tool_choice is None and turn.answer is None and searching and looked < self.look_while_unread:
             turn.request = replace(turn.request, tool_choice="required")
 
     def narrowed(self, run: RunContext, definition: ToolDefinition, memory: Read, into: Narrowing) -> ToolDefinition:
         """A reading tool's definition with its path kept to the files (the server's narrowing noted)."""
         tool = run.tools.get(definition["function"]["name"])
+        if tool is not None and tool.read_only and not isinstance(tool, ReadsWorkspaceFiles):
+            return self.folders_kept(tool, definition, into) if isinstance(tool, ListsWorkspace) else definition
         if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
             return definition
         entries, _ = tool.workspace.entries(limit=self.most + 1)
@@ -95,6 +109,7 @@ class UnreadPaths(Hooks):
         every = [e.path for e in entries]
         into.named |= {p for p in every if mentions(run.state.question, p)}
         unread = [p for p in every if p not in memory.paths.get(tool.name, [])]
+        into.unread_bytes = max(into.unread_bytes, sum(e.size for e in entries if e.path in set(unread)))
         if not unread:
             into.done.add(tool.name)
         into.unread_left = into.unread_left or bool(unread)
@@ -103,6 +118,24 @@ class UnreadPaths(Hooks):
         if unread:
             into.paths[tool.name] = narrowed(definition, tool.path_parameter, unread)["function"]["parameters"]
         return narrowed(definition, tool.path_parameter, every)
+
+    def folders_kept(self, tool: ListsWorkspace, definition: ToolDefinition, into: Narrowing) -> ToolDefinition:
+        """A listing's folder (a search's folder or file) kept to the workspace's folders (and files), when
+        there are at most `most` of them: a small model passes a file to a listing, or a folder that is not
+        there."""
+        folder, scope = getattr(tool, "folder_parameter", None), getattr(tool, "scope_parameter", None)
+        parameter = folder or scope
+        if not isinstance(parameter, str):
+            return definition
+        entries = tool.workspace.entries(limit=MAX_WALK)[0]
+        folders = sorted({e.path.rsplit("/", 1)[0] for e in entries if "/" in e.path})
+        allowed = [".", *folders] + ([] if folder else [e.path for e in entries])
+        if len(allowed) > self.most + 1 or len(entries) >= MAX_WALK:
+            return definition
+        if not self.tool_parameters:
+            return narrowed(definition, parameter, allowed)
+        into.paths[definition["function"]["name"]] = narrowed(definition, parameter, allowed)["function"]["parameters"]
+        return definition
 
     def looked_enough(self, run: RunContext, memory: Read, narrowing: Narrowing) -> set[str]:
         """The read-only tools over a small workspace with nothing left to show: a listing once it ran without
@@ -125,7 +158,12 @@ class UnreadPaths(Hooks):
             memory.paths, memory.listed = {}, []
         elif ok and not args and isinstance(tool, ListsWorkspace) and tool.name not in memory.listed:
             memory.listed.append(tool.name)
-        elif ok and isinstance(tool, ReadsWorkspaceFiles) and isinstance(path := args.get(tool.path_parameter), str):
+        elif (
+            ok
+            and isinstance(tool, ReadsWorkspaceFiles)
+            and isinstance(path := args.get(tool.path_parameter), str)
+            and READ_ON not in result
+        ):
             memory.paths.setdefault(tool.name, []).append(path)
         self.keep(run, memory)
 

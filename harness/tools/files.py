@@ -39,6 +39,7 @@ READING: Mapping[str, Any] = {
     "additionalProperties": False,
 }
 MAX_READ_BYTES = 8 << 20
+READ_ON = "read on with offset="  # how a window of a long file says where the rest begins
 MAX_LISTED = 100_000
 
 
@@ -49,10 +50,11 @@ class ListFiles:
 
     workspace: Workspace
     output_chars: int = output_chars(None)
+    folder_parameter: str = "path"  # names a folder of `workspace`
     name: str = "list_files"
     description: str = (
-        "List the files in the workspace (or in one folder, or those matching a glob), largest first, with their "
-        "sizes in bytes."
+        "List the names and sizes of the files (all of them, or those in one folder, or those matching a glob), "
+        "largest first. It does not show what a file says: read_file does."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: LISTING)
     read_only: bool = True
@@ -64,6 +66,9 @@ class ListFiles:
 
     def listing(self, args: dict[str, Any]) -> str:
         where = str(args.get("path") or ".")
+        if not self.workspace.is_folder(where):
+            path = "/".join(self.workspace.folder_parts(where))
+            raise ToolError(f"{path} is a file, not a folder: call read_file with path {path} to see what it says")
         walked = self.workspace.walk(MAX_LISTED, under=where)
         entries = walked.entries
         if args.get("glob"):
@@ -138,8 +143,8 @@ class ReadFile:
     path_parameter: str = "path"  # names an existing file of `workspace`
     name: str = "read_file"
     description: str = (
-        "Read a text file from the workspace. A long file comes in numbered lines, a window at a time: offset is "
-        "the first line to read and limit how many."
+        "Read what a file says. A long file comes in numbered lines, a window at a time: offset is the first line "
+        "to read and limit how many."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: READING)
     read_only: bool = True
@@ -160,7 +165,7 @@ class ReadFile:
             return f"{path} is empty."
         out = f"[{path}: lines {seen.first:,}-{seen.last:,} of {seen.total:,}]\n{seen.text}"
         if seen.last < seen.total:
-            out += f"\n[{seen.total - seen.last:,} more lines; read on with offset={seen.last + 1}]"
+            out += f"\n[{seen.total - seen.last:,} more lines; {READ_ON}{seen.last + 1}]"
         if size > len(data):
             out += f"\n[only the first {len(data):,} of {size:,} bytes were read]"
         return out

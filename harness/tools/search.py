@@ -57,10 +57,11 @@ class Search:
     workspace: Workspace
     output_chars: int = output_chars(None)
     seconds: float = 10.0
+    scope_parameter: str = "path"  # names a folder or a file of `workspace`
     name: str = "search"
     description: str = (
-        "Search the contents of the workspace's files for a text and get each matching line as path:line: text. "
-        "Use it to find which file says something, where a name is defined, or whether anything mentions it."
+        "Find which files say something: every line of every file that contains a text, as path:line: text. "
+        "Use it to find where a name is defined, which file mentions a thing, or whether any file does."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: SEARCH_PARAMETERS)
     read_only: bool = True

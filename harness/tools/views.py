@@ -48,11 +48,12 @@ def described(path: str, kind: str, size: int) -> str:
 
 
 def output_chars(window: int | None) -> int:
-    """What one tool result may hold: about a quarter of the model's window at 3 characters a token, from 2,000
-    to 20,000 characters; 8,000 when the window is unknown."""
+    """What one tool result may hold: three eighths of the model's window in characters (logs and code take a
+    token for every one or two characters of digits, so this stays under about a quarter of the window), from
+    2,000 to 20,000 characters; 3,000 when the window is unknown."""
     if not window:
-        return 8_000
-    return max(2_000, min(20_000, window * 3 // 4))
+        return 3_000
+    return max(2_000, min(20_000, window * 3 // 8))
 
 
 @dataclass(frozen=True)
