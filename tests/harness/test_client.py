@@ -197,7 +197,13 @@ def sse(*events: object, comments: int = 0) -> bytes:
 
 
 def chunk(delta: dict[str, object], finish: str | None = None, **top: object) -> dict[str, object]:
-    return {"id": "c", "created": 1, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **top}
+    return {
+        "id": "c",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **top,
+    }
 
 
 TIMINGS = {"cache_n": 0, "prompt_n": 5, "prompt_ms": 1.0, "prompt_per_second": 5000.0, "predicted_n": 9,
@@ -265,7 +271,7 @@ async def test_a_slow_reply_that_keeps_saying_it_is_working_is_waited_for_and_a_
             if ok:
                 assert (await model.complete(REQUEST)).message["content"] == "done"
             else:
-                with pytest.raises(ProviderUnavailable, match="sent no reply within 0.5 s"):
+                with pytest.raises(ProviderUnavailable, match=r"sent no reply within 0\.5 s"):
                     await model.complete(REQUEST)
             await model.aclose()
         finally:
