@@ -48,6 +48,107 @@ def refs(value: object) -> Iterator[str]:
             stack.extend(item)
 
 
+def resolved(schema: Mapping[str, Any], ref: str) -> object:
+    """What a local `$ref` (`#/$defs/a`, JSON Pointer escapes included) points at; None when nothing is there."""
+    node: object = schema
+    for part in ref.removeprefix("#").split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            node = node.get(key)
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
+
+
+def endless(schema: Mapping[str, Any], ref: str) -> bool:
+    """Whether following `ref` leads only to more references, back to one already followed: no value can be
+    written for such a schema (a grammar for it never ends, or never begins)."""
+    seen: set[str] = set()
+    while ref not in seen:
+        seen.add(ref)
+        node = resolved(schema, ref)
+        if not isinstance(node, Mapping) or not isinstance(node.get("$ref"), str):
+            return False
+        others = set(node) - {"$ref", "description", "title", "$comment"}
+        if others:
+            return False  # the reference sits beside constraints of its own; a value may still be possible
+        ref = node["$ref"]
+    return True
+
+
+MAX_CHECK_STEPS = 200_000
+
+
+class Ends:
+    """Which parts of a schema some value of finite size fits, found as a grammar's productive symbols are: a
+    reference is productive once its target is, iterated to a fixpoint, so the work is bounded by the number
+    of references times the schema's size (and by `MAX_CHECK_STEPS`), never exponential in how they nest.
+
+    What a node demands must itself be able to end: a required property, a non-empty array's items, every
+    `allOf` member, one `anyOf`/`oneOf` member, its reference. A node of another kind is taken to end.
+    """
+
+    def __init__(self, schema: Mapping[str, Any], where: str, param: str) -> None:
+        self.schema, self.where, self.param, self.steps = schema, where, param, 0
+        self.productive: set[str] = set()
+
+    def fits(self, node: object) -> bool:
+        self.steps += 1
+        if self.steps > MAX_CHECK_STEPS:
+            raise InvalidRequest(f"{self.where}: the schema's references are too many to check", param=self.param)
+        if node is False:
+            return False
+        if not isinstance(node, Mapping):
+            return True
+        ref = node.get("$ref")
+        demanded: list[object] = []
+        if isinstance(node.get("allOf"), list):
+            demanded.extend(node["allOf"])
+        properties: Mapping[str, object] = node["properties"] if isinstance(node.get("properties"), Mapping) else {}
+        required: list[object] = node["required"] if isinstance(node.get("required"), list) else []
+        fallback = node.get("additionalProperties", True)
+        demanded.extend(properties.get(name, fallback) for name in required if isinstance(name, str))
+        minimum = node.get("minItems", 0)
+        if isinstance(minimum, int) and minimum > 0:
+            demanded.append(node.get("items", True))
+        choices = [node[key] for key in ("anyOf", "oneOf") if isinstance(node.get(key), list) and node[key]]
+        return (
+            (not isinstance(ref, str) or ref in self.productive)
+            and all(self.fits(part) for part in demanded)
+            and all(any(self.fits(option) for option in options) for options in choices)
+        )
+
+    def __call__(self, references: set[str]) -> bool:
+        """Whether a value of finite size fits the whole schema. A reference is looked at again only when one
+        its target names has just become productive."""
+        targets = {ref: resolved(self.schema, ref) for ref in references}
+        waiting: dict[str, set[str]] = {ref: set() for ref in references}
+        for ref, target in targets.items():
+            for named in set(refs(target)) & references:
+                waiting[named].add(ref)
+        pending = sorted(references)
+        while pending:
+            ref = pending.pop()
+            if ref not in self.productive and self.fits(targets[ref]):
+                self.productive.add(ref)
+                pending.extend(waiting[ref] - self.productive)
+        return self.fits(self.schema)
+
+
+def check_references(schema: Mapping[str, Any], references: set[str], where: str, param: str) -> None:
+    for ref in sorted(references):
+        if not ref.startswith("#"):
+            raise InvalidRequest(
+                f"{where}: $ref {ref!r} is not local; only '#/...' references are allowed", param=param
+            )
+        if resolved(schema, ref) is None:
+            raise InvalidRequest(f"{where}: $ref {ref!r} points at nothing in the schema", param=param)
+        if endless(schema, ref):
+            raise InvalidRequest(f"{where}: $ref {ref!r} refers to itself without end", param=param)
+
+
 class SchemaChecks:
     """The schema check, remembering the schemas that passed: an agent sends the same tools on every turn, and
     checking a schema against JSON Schema's meta-schema takes milliseconds (most of a scripted reply's time).
@@ -69,11 +170,10 @@ class SchemaChecks:
         if text in self.passed:
             self.passed.move_to_end(text)
             return
-        for ref in refs(schema):
-            if not ref.startswith("#"):
-                raise InvalidRequest(
-                    f"{where}: $ref {ref!r} is not local; only '#/...' references are allowed", param=param
-                )
+        references = set(refs(schema))
+        check_references(schema, references, where, param)
+        if not Ends(schema, where, param)(references):
+            raise InvalidRequest(f"{where}: no value of finite size fits the schema (it requires itself)", param=param)
         try:
             Draft202012Validator.check_schema(dict(schema))
         except SchemaError as exc:
