@@ -18,7 +18,8 @@ from typing import Any, Generic, TypeVar
 import anyio
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, StrictInt, ValidationError
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serve.core.backend import Backend, Finished, JobT
@@ -45,7 +46,7 @@ class TokenizeBody(BaseModel):
 
 
 class DetokenizeBody(BaseModel):
-    tokens: list[int] = Field(max_length=1_000_000)
+    tokens: list[StrictInt] = Field(max_length=1_000_000)  # true and "5" are not token ids
 
 
 def error_response(exc: APIError) -> JSONResponse:
@@ -250,6 +251,8 @@ class Guard:
         request = Request(scope)
         try:
             await self.app(scope, receive, sending)
+        except ClientDisconnect:  # the client left in the middle of its body: nobody to answer, nothing to log
+            request.state.client_gone = True
         except asyncio.CancelledError:  # the client left (answered by no one), or the server is stopping
             if not getattr(request.state, "client_gone", False) and not started[0]:
                 await error_response(Unavailable("the server is stopping; this request was cut"))(

@@ -71,6 +71,9 @@ async def client(backend: Echo) -> AsyncGenerator[httpx.AsyncClient, None]:
         yield c
 
 
+SELF_REQUIRED = {"type": "object", "properties": {"next": {"$ref": "#"}}, "required": ["next"]}
+
+
 def chat(content: Any = "hello", **extra: Any) -> dict[str, Any]:
     return {"model": "echo", "messages": [{"role": "user", "content": content}], **extra}
 
@@ -128,6 +131,7 @@ async def test_content_parts_and_the_developer_role_are_read(client: httpx.Async
         (chat(tools=[TOOL], tool_parameters={"f": {"type": "array"}}), "must describe an object"),
         (chat(tools=[TOOL], tool_parameters={"f": {"$ref": "http://evil/x"}}), "not local"),
         (chat(tools=[TOOL], tool_parameters={"f": []}), "tool_parameters"),
+        (chat(tools=[{**TOOL, "function": {"name": "g", "parameters": SELF_REQUIRED}}]), "no value of finite size"),
         (chat(tools=[TOOL], distinct_calls=["zz"]), "distinct_calls names 'zz'"),
         (chat(tools=[TOOL], distinct_calls="f"), "distinct_calls"),
         (chat(tools=[TOOL], distinct_calls=["f"] * 1025), "distinct_calls"),
@@ -145,6 +149,33 @@ async def test_a_deeply_nested_schema_names_its_tool(client: httpx.AsyncClient) 
     body = chat(tools=[{"type": "function", "function": {"name": "deep", "parameters": schema}}])
     error = await error_of(await client.post("/v1/chat/completions", json=body), 400)
     assert "tool 'deep'" in error["message"] and "deeper than 32" in error["message"]
+
+
+async def test_token_ids_are_integers_not_booleans_or_strings(client: httpx.AsyncClient) -> None:
+    for tokens in ([True], ["97"], [97.0], [[97]]):
+        await error_of(await client.post("/detokenize", json={"tokens": tokens}), 400)
+
+
+async def test_a_client_that_leaves_within_its_body_gets_nothing_and_the_server_goes_on(backend: Echo) -> None:
+    app = create_app(backend, BodyLimits(max_body_bytes=100_000))
+    messages = iter(
+        [{"type": "http.request", "body": b'{"model": "ec', "more_body": True}, {"type": "http.disconnect"}]
+    )
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return next(messages)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/chat/completions", "headers": [], "query_string": b""}
+    await app(
+        {**scope, "http_version": "1.1", "scheme": "http", "server": ("test", 80), "root_path": ""}, receive, send
+    )
+    assert not any(m.get("status", 0) >= 500 for m in sent), sent
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+        assert (await client.post("/v1/chat/completions", json=chat())).status_code == 200
 
 
 async def test_hostile_bodies(client: httpx.AsyncClient) -> None:
@@ -223,9 +254,7 @@ async def test_a_stream_says_it_is_working_while_nothing_else_is_sent_and_only_t
     """Comments while the backend works and sends nothing (a long prompt being read); none from a backend that
     says it is not making progress, which a client's silence timeout then catches."""
     for working, expected in ((True, True), (False, False)):
-        sent = [
-            piece
-            async for piece in stream("c", "m", slow_events(0.35), False, lambda f: None, lambda: working, 0.1)
-        ]
+        progress = (lambda: True) if working else (lambda: False)
+        sent = [piece async for piece in stream("c", "m", slow_events(0.35), False, lambda f: None, progress, 0.1)]
         assert (": working\n\n" in sent) is expected
         assert sent[-1] == "data: [DONE]\n\n" and any('"content":"ok"' in p for p in sent if p.startswith("data: {"))
