@@ -13,6 +13,7 @@ import pytest
 from harness.client import FunctionModel, OpenAIClient
 from harness.config import ControlSpec, Profile
 from harness.controls import SMALL, Hooks, NotYet, RunContext, Turn, build, choose
+from harness.controls.base import ask_for_answer
 from harness.controls.digest import (
     PROSE_GRAMMAR,
     DigestAnswers,
@@ -318,7 +319,8 @@ async def test_read_paths_are_narrowed_to_the_files_not_read_yet(workspace: Path
     every, unread = ["access.log", "errors.log", "notes.txt"], ["access.log", "errors.log"]
     if by_field:
         assert [read_enum(r) for r in seen] == [every] * 3
-        assert [narrowed_to(r) for r in seen[:2]] == [every, unread] and "tool_parameters" not in seen[2].extra
+        assert [narrowed_to(r) for r in seen[:2]] == [every, unread]
+        assert "read_file" not in seen[2].extra.get("tool_parameters", {})
     else:
         assert [read_enum(r) for r in seen] == [every, unread, every] and seen[2].extra == {}
     assert [r.tool_choice for r in seen] == ["required", "required", None]  # nothing unread: free to answer
@@ -499,3 +501,79 @@ async def test_the_count_is_scaled_to_what_the_server_counted(rate: float, cut: 
     await run(new_run(QUESTION), Registry([Recorder(output=text)]), options)
     sent = [str(m["content"]) for m in seen[2].messages if m["role"] == "tool"]
     assert any("lines not shown" in t for t in sent) is cut
+
+
+async def test_the_first_forced_listing_is_decoded_with_no_arguments_where_the_server_narrows_calls(
+    workspace: Path,
+) -> None:
+    """A small model fills a listing's optional folder with a file's path it saw elsewhere; told
+    `tool_parameters`, look_first asks the server for a call with no arguments at all."""
+    space = Workspace(workspace)
+    model, seen = answering(calls(("a", "list_files", {})), "done")
+    controls = [LookFirst(turns=1, tool_parameters=True)]
+    await run(new_run(QUESTION), Registry([ListFiles(space), ReadFile(space)]), RunOptions(model, controls=controls))
+    assert seen[0].tool_choice == {"type": "function", "function": {"name": "list_files"}}
+    assert seen[0].extra["tool_parameters"] == {"list_files": {"type": "object", "properties": {},
+                                                               "additionalProperties": False}}  # fmt: skip
+    assert "tool_parameters" not in seen[1].extra
+
+
+@pytest.mark.parametrize(("size", "forced"), [(100, True), (40_000, False)])
+async def test_calls_are_required_while_unread_files_could_be_read_whole(
+    workspace: Path, size: int, forced: bool
+) -> None:
+    """Under an 8,192-token window a folder of a few hundred bytes is read whole; one holding a 40 KB log is
+    left to the model and its search."""
+    (workspace / "big.log").write_text("x" * size)
+    space = Workspace(workspace)
+    model, seen = answering(calls(("a", "read_file", {"path": "notes.txt"})), "done", "done")
+    control = UnreadPaths(look_while_unread=3, context=8192)
+    await run(new_run(QUESTION), Registry([ListFiles(space), ReadFile(space)]), RunOptions(model, controls=[control]))
+    assert (seen[1].tool_choice == "required") is forced
+
+
+async def test_a_window_of_a_long_file_leaves_it_unread(workspace: Path) -> None:
+    (workspace / "long.log").write_text("".join(f"line {n}\n" for n in range(5000)))
+    space = Workspace(workspace)
+    model, seen = answering(calls(("a", "read_file", {"path": "long.log"})), "done")
+    control = UnreadPaths(tool_parameters=False)
+    await run(new_run(QUESTION), Registry([ReadFile(space, 2000)]), RunOptions(model, controls=[control]))
+    assert "long.log" in read_enum(seen[1])  # the rest may be read on
+
+
+async def test_an_answer_turn_keeps_the_tools_that_change_files_until_one_has_changed_something(
+    workspace: Path,
+) -> None:
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), WriteFile(space, needs_approval=False)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "notes.txt"})),
+        calls(("w", "write_file", {"path": "summary.md", "content": "notes.txt: rotate the logs"})),
+        "Wrote summary.md.",
+    )
+
+    class AnswerSecond(Hooks):
+        name: ClassVar[str] = "answer_second"
+
+        def before_request(self, run: RunContext, turn: Turn) -> None:
+            if run.state.turns == 1:
+                ask_for_answer(turn, "a test's answer turn")
+
+    controls = [AnswerSecond(), DigestAnswers()]
+    state = new_run("Write summary.md saying what notes.txt holds.")
+    result = await run(state, tools, RunOptions(model, controls=controls))
+    assert [d["function"]["name"] for d in seen[1].tools] == ["write_file"]  # the answer turn, with the write
+    assert seen[1].tool_choice == "auto" and (workspace / "summary.md").read_text() == "notes.txt: rotate the logs"
+    assert result.status == "completed" and result.answer == "Wrote summary.md."
+
+
+def test_a_result_that_shares_no_word_with_the_question_is_cut_in_the_digest() -> None:
+    state = new_run("Which file mentions a timeout?")
+    state.messages += [
+        calls(("a", "read_file", {"path": "big.log"}), ("b", "read_file", {"path": "errors.log"})),
+        {"role": "tool", "tool_call_id": "a", "name": "read_file", "content": "\n".join(f"ok {n}" for n in range(50))},
+        {"role": "tool", "tool_call_id": "b", "name": "read_file", "content": "worker timed out\n" * 20},
+    ]
+    text = str(digest_messages(state, lambda m: 1, unrelated_lines=8)[-1]["content"])
+    assert "ok 5" in text and "ok 40" not in text and "lines not shown" in text
+    assert text.count("worker timed out") == 20  # a related result stays whole
