@@ -187,6 +187,13 @@ def main(argv: list[str] | None = None) -> int:
     except (SuiteError, ProviderSpecError, ServerFailed, ModelsError, HarnessError, ValueError) as exc:
         print(f"eval: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a results folder that is a file, a full disk, a folder that cannot be read
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"eval: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("eval: interrupted; nothing more was run", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -43,6 +44,8 @@ def parse_provider(spec: str) -> Provider:
     name, sep, rest = spec.partition("=")
     if not sep or not name or not rest:
         raise ProviderSpecError(f"--provider expects NAME=URL[,model=M][,key_env=VAR], got {spec!r}")
+    if not re.fullmatch(r"(?!\.{1,2}$)[A-Za-z0-9_.-]{1,64}", name):  # it names the provider's workspaces
+        raise ProviderSpecError(f"--provider {name!r}: a name is letters, digits, '_', '-' and '.', not . or ..")
     url, *options = rest.split(",")
     settings = dict(option.partition("=")[::2] for option in options)
     unknown = set(settings) - {"model", "key_env"}

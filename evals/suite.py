@@ -7,7 +7,16 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from evals.project import project
 from evals.sources import source_tree
@@ -26,12 +35,28 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+NAME = r"^[A-Za-z0-9_.-]{1,100}$"  # a suite's name becomes a folder name: one component (and not . or ..)
+
+
+def inside(path: str) -> str:
+    """A path relative to where it is used and inside it: no absolute path, no `..`, no empty component."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "~")) or ".." in parts or any(p in ("", ".") for p in parts[:-1]) or ":" in parts[0]:
+        raise ValueError(f"{path!r} must be a relative path inside the folder, without '..'")
+    return path
+
+
 class Builder(Strict):
     builder: Literal["default", "generated", "family", "project"]
     seed: int = 0
     files: int = Field(default=3, ge=3, le=5000)  # family, project: how many files
     nested: bool = False  # family: some files in subfolders
     quote: str = "notes.txt"  # family: the file holding a short note (a task asks what it says)
+
+    @field_validator("quote")
+    @classmethod
+    def relative(cls, value: str) -> str:
+        return inside(value)
 
     @model_validator(mode="after")
     def fits(self) -> Builder:
@@ -49,7 +74,12 @@ class Package(Strict):
 
 
 class Folder(Strict):
-    path: str  # relative to the suite file; copied, so no task can change the original
+    path: str  # relative to the suite file and inside its folder; copied, so no task can change the original
+
+    @field_validator("path")
+    @classmethod
+    def relative(cls, value: str) -> str:
+        return inside(value)
 
 
 CheckKind = Literal[
@@ -86,13 +116,29 @@ class Task(Strict):
     tools: list[ToolName] | None = None  # this task's tools, when not the suite's (a change offers writes)
 
 
+def workspace_kind(value: object) -> str:
+    """Which kind of workspace a suite's `workspace` is, by the key it holds (a builder, a package, a folder)."""
+    keys = value.keys() if isinstance(value, dict) else vars(value).keys() if hasattr(value, "__dict__") else ()
+    return next((key for key in ("package", "path") if key in keys), "builder")
+
+
 class Suite(Strict):
-    name: str
+    name: str = Field(pattern=NAME)
     description: str = ""
-    workspace: Annotated[Builder | Package | Folder, Field(union_mode="left_to_right")]
+    workspace: Annotated[
+        Annotated[Builder, Tag("builder")] | Annotated[Package, Tag("package")] | Annotated[Folder, Tag("path")],
+        Discriminator(workspace_kind),
+    ]
     tools: list[ToolName] = Field(default_factory=lambda: list(READING), min_length=1)
     tasks: list[Task] = Field(min_length=1)
     source: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("name")
+    @classmethod
+    def one_component(cls, value: str) -> str:
+        if value in (".", ".."):
+            raise ValueError("a suite's name may not be . or ..")
+        return value
 
     def build(self, root: Path) -> Path:
         """A fresh copy of the suite's workspace under `root`."""
@@ -101,8 +147,11 @@ class Suite(Strict):
             shutil.copytree(source_tree(pinned.package, pinned.version, pinned.sha256), root, symlinks=True)
             return root
         if isinstance(self.workspace, Folder):
-            base = self.source.parent if self.source else Path.cwd()
-            shutil.copytree(base / self.workspace.path, root, symlinks=True)
+            base = (self.source.parent if self.source else Path.cwd()).resolve()
+            folder = (base / self.workspace.path).resolve()
+            if not folder.is_relative_to(base) or not folder.is_dir():
+                raise SuiteError(f"workspace.path {self.workspace.path!r} is not a folder inside {base}")
+            shutil.copytree(folder, root, symlinks=True)
             return root
         spec = self.workspace
         if spec.builder == "project":

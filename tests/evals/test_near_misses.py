@@ -182,19 +182,23 @@ def test_a_summary_of_every_file_says_something_of_each(tmp_path: Path) -> None:
 
 CHANGES: dict[str, Callable[[Path, Planted], list[tuple[Callable[[Path], None], bool]]]] = {
     "set": lambda root, p: [
-        (lambda r: edit(r, p.config, lambda t: t.replace(value_line(t, p.config_key), f"{p.config_key} = {{v}}")), True),
-        (lambda r: edit(r, p.config, lambda t: t.replace(value_line(t, p.config_key), f"{p.config_key} = 1")), False),
+        (lambda r: edit(r, p.config, lambda t: set_in(t, p.config_key, "{v}")), True),
+        (lambda r: edit(r, p.config, lambda t: set_in(t, p.config_key, "1")), False),
         (lambda r: edit(r, p.config, lambda t: f"{p.config_key} = {{v}}\n"), False),  # everything else lost
-        (lambda r: edit(r, p.config + ".bak", lambda t: t.replace(value_line(t, p.config_key), f"{p.config_key} = {{v}}")),
-         False),  # the near-duplicate changed instead
+        (lambda r: edit(r, p.config + ".bak", lambda t: set_in(t, p.config_key, "{v}")), False),  # the near-duplicate
         (lambda r: None, False),
     ],
     "append": lambda root, p: [
         (lambda r: edit(r, p.checklist, lambda t: t + "- [ ] check the backups\n"), True),
         (lambda r: edit(r, p.checklist, lambda t: "- [ ] check the backups\n" + t), False),  # at the top
         (lambda r: edit(r, p.checklist, lambda t: "- [ ] check the backups\n"), False),  # written over
-        (lambda r: (edit(r, p.checklist, lambda t: t + "- [ ] check the backups\n"), edit(r, p.notes, lambda t: t + "x")),
-         False),  # and another file touched
+        (
+            lambda r: (
+                edit(r, p.checklist, lambda t: t + "- [ ] check the backups\n"),
+                edit(r, p.notes, lambda t: t + "x"),
+            ),
+            False,
+        ),  # and another file touched
     ],
     "delete": lambda root, p: [
         (lambda r: os.remove(r / (p.config + ".bak")), True),
@@ -210,8 +214,12 @@ CHANGES: dict[str, Callable[[Path, Planted], list[tuple[Callable[[Path], None], 
 }
 
 
-def value_line(text: str, key: str) -> str:
-    return next(line for line in text.splitlines() if line.startswith(key))
+NEW_ITEM = "- [ ] check the backups\n"
+
+
+def set_in(text: str, key: str, value: str) -> str:
+    line = next(line for line in text.splitlines() if line.startswith(key))
+    return text.replace(line, f"{key} = {value}")
 
 
 def edit(root: Path, path: str, change: Callable[[str], str]) -> None:
