@@ -160,10 +160,19 @@ MAX_DIGITS = 15
 UNBOUNDED = frozenset(("enum", "const", "pattern", "format"))
 
 
+ANNOTATIONS = frozenset(("description", "title", "$comment", "examples", "default", "deprecated"))
+
+
+def anything(schema: Mapping[str, Any]) -> bool:
+    """Whether a schema allows any value (`{}`, or annotations only)."""
+    return not schema.keys() - ANNOTATIONS
+
+
 def leaves(schema: Mapping[str, Any]) -> int:
-    """How many free-form values (strings, numbers, arrays) a schema holds, counting each declared once."""
+    """How many free-form values (strings, numbers, arrays, values of any kind) a schema holds, counting each
+    declared once."""
     kind = schema.get("type")
-    own = 1 if kind in ("string", "integer", "number", "array") else 0
+    own = 1 if kind in ("string", "integer", "number", "array") or anything(schema) else 0
     subs = [v for key in SUBSCHEMA_MAPS if isinstance(schema.get(key), Mapping) for v in schema[key].values()]
     subs += [v for key in SUBSCHEMA_LISTS if isinstance(schema.get(key), list) for v in schema[key]]
     subs += [schema[key] for key in ("items", "additionalProperties") if isinstance(schema.get(key), Mapping)]
@@ -181,7 +190,11 @@ def value_chars(schema: Mapping[str, Any], budget: int | None) -> int:
 
 def bounded(schema: Mapping[str, Any], chars: int) -> dict[str, Any]:
     """The schema with a bound on every free-form value that has none: a string's length, a number's
-    digits, an array's items. A bound the client set is kept; what is generated stays valid for its schema."""
+    digits, an array's items; a value of any kind is a bounded scalar. A bound the client set is kept; what
+    is generated stays valid for its schema."""
+    if anything(schema):  # any value: a bounded scalar (an object or array here could nest past max_tokens)
+        scalars = [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]
+        return {**schema, "anyOf": [bounded(kind, chars) for kind in scalars]}
     out = each_subschema(schema, lambda sub: bounded(sub, chars))
     if "not" in schema:
         out["not"] = schema["not"]  # a bound inside `not` would widen what it allows

@@ -190,6 +190,20 @@ def test_a_forced_calls_free_values_are_bounded_and_the_clients_own_bounds_kept(
     assert value_chars(schema, 4096) > 1000  # a roomy budget leaves long values alone
 
 
+def test_a_value_of_any_kind_in_a_forced_call_is_a_bounded_scalar() -> None:
+    """`{}` allows an object, which a small model fills with nested objects until max_tokens cuts the call."""
+    schema = {"type": "object", "properties": {"s": {}, "t": {"description": "anything"}}, "required": ["s"]}
+    chars = value_chars(schema, 64)
+    out = bounded(schema, chars)["properties"]
+    for value in ("x" * chars, 1.5, True, None):
+        jsonschema.validate(value, out["s"])
+        jsonschema.validate(value, out["t"])
+    for value in ({"a": 1}, [1], "x" * (chars + 1)):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(value, out["s"])
+    assert out["t"]["description"] == "anything" and value_chars(schema, 64) < value_chars({"type": "object"}, 64)
+
+
 def test_a_control_token_the_model_writes_is_left_out_of_the_reply(engine: Engine, grammars: Grammars) -> None:
     """A small model that opens a new turn (`<|im_start|>`) mid-reply: its text is not the reply's, as with
     llama-server; a bare one leaves an empty reply, which a harness can tell from an answer."""

@@ -366,6 +366,8 @@ def forced_schemas(draw: st.DrawFn) -> dict[str, Any]:
 
 STRINGS_RUN_ON = {"type": "object", "properties": {"pn": {"type": "string"}, "ca": {"type": "string"}},
                   "required": ["ca"]}  # fmt: skip
+ANY_VALUE_NESTS = {"type": "object", "properties": {"i": {"type": "integer"}, "yz": {"type": "integer"}, "s": {},
+                   "v": {"type": "string"}}, "required": ["yz", "s", "v"], "additionalProperties": False}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -391,6 +393,7 @@ def test_a_forced_call_is_a_call_that_closes_and_validates_whatever_the_schema(f
         )  # shrinking against a real model takes minutes
         @given(forced_schemas(), st.sampled_from(["required", "named"]), st.sampled_from([64, 96, 160]))
         @example(STRINGS_RUN_ON, "named", 64)  # inside a string, closing brackets only lengthen it
+        @example(ANY_VALUE_NESTS, "named", 64)  # a value of any kind held nested objects until the call was cut
         def one(schema: dict[str, Any], choice: str, max_tokens: int) -> None:
             # the fixed tool first: the prompt up to the generated schema is the same at every example (cached)
             tools = [LIST_FILES, {"type": "function", "function": {"name": "act", "parameters": schema}}]
