@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,7 +32,7 @@ from harness.errors import ConfigError, HarnessError, StateError
 from harness.flags import add_controls, profile_from
 from harness.limits import Limits, Prices
 from harness.options import MAX_REPLY_TOKENS
-from harness.otel import from_environment
+from harness.otel import SpanTrace, from_environment
 from harness.presets import CommandPreset, load_presets, parse_preset
 from harness.prompts import FOR_TOOLS
 from harness.runtime import runnable, start
@@ -43,6 +45,7 @@ from wire.types import ToolCall
 
 EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exceeded": 4, "interrupted": 5}
 EXIT_USAGE, EXIT_INTERNAL = 2, 70
+DEADLINE_GRACE_S = 3.0
 ACTIONS = ("run", "resume", "show")
 DEFAULT_STATE_DIR = ".harness/runs"
 TOOL_TABLE = """tools (the first three unless --tools names others; --allow-writes adds write_file, a command preset
@@ -201,9 +204,48 @@ def trace_path(store: FileStore, state: RunState, args: argparse.Namespace) -> P
     return check_appendable(args.trace or store.directory / f"{state.run_id}.trace.jsonl", "trace")
 
 
-async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> RunState:
-    sink = JsonlTrace(trace_path(store, state, args))
+class Watchdog:
+    """The deadline's last resort. `--timeout` presses Stop inside the run, which ends it at its next await;
+    should anything keep the run from getting there (a blocking call, a thread asyncio waits for at exit),
+    the process exits `DEADLINE_GRACE_S` after the deadline, with the state as its last step saved it."""
+
+    def __init__(self, timeout_s: float | None, run_id: str, state_dir: str) -> None:
+        self.timeout_s, self.run_id, self.state_dir = timeout_s, run_id, state_dir
+        self.timer: threading.Timer | None = None
+
+    def __enter__(self) -> Watchdog:
+        if self.timeout_s is not None:
+            self.timer = threading.Timer(self.timeout_s + DEADLINE_GRACE_S, self.fire)
+            self.timer.daemon = True
+            self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+    def fire(self) -> None:
+        print(f"harness: the run did not stop within {DEADLINE_GRACE_S:g} s of its {self.timeout_s:g} s deadline; "
+              "it ends here, its state saved as of its last step", file=sys.stderr, flush=True)  # fmt: skip
+        print(f"resumable: harness resume {self.run_id} --state-dir {self.state_dir}", file=sys.stderr, flush=True)
+        os._exit(EXIT_CODES["interrupted"])
+
+
+def execute(state: RunState, store: FileStore, args: argparse.Namespace) -> int:
+    """Drive the run within its deadline, report it, and only then send its spans."""
     spans = from_environment(state.config.model if state.config else "", args.trace_payloads)
+    try:
+        began = time.monotonic()
+        with Watchdog(state.limits.timeout_s, state.run_id, args.state_dir):
+            state = asyncio.run(drive(state, store, args, spans))
+        return report(state, (time.monotonic() - began) * 1000, args.json, args.state_dir)
+    finally:
+        if spans is not None:
+            spans.close()
+
+
+async def drive(state: RunState, store: FileStore, args: argparse.Namespace, spans: SpanTrace | None) -> RunState:
+    sink = JsonlTrace(trace_path(store, state, args))
     trace = FanoutTrace(sink, Console(), spans)
     loop = asyncio.get_running_loop()
     try:
@@ -216,8 +258,6 @@ async def drive(state: RunState, store: FileStore, args: argparse.Namespace) -> 
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
         sink.close()
-        if spans is not None:
-            spans.close()
 
 
 def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> int:
@@ -260,9 +300,7 @@ def command_run(args: argparse.Namespace) -> int:
             raise StateError(f"run {state.run_id} already exists in {store.directory}; resume it or choose another id")
         trace_path(store, state, args)  # a trace that cannot be used is refused before anything is saved
         store.save(state)
-        began = time.monotonic()
-        state = asyncio.run(drive(state, store, args))
-    return report(state, (time.monotonic() - began) * 1000, args.json, args.state_dir)
+        return execute(state, store, args)
 
 
 def apply_overrides(state: RunState, args: argparse.Namespace) -> None:
@@ -286,9 +324,7 @@ def command_resume(args: argparse.Namespace) -> int:
         elif args.reject:
             reject(state, args.reject, args.reason)
         apply_overrides(state, args)
-        began = time.monotonic()
-        state = asyncio.run(drive(state, store, args))
-    return report(state, (time.monotonic() - began) * 1000, args.json, args.state_dir)
+        return execute(state, store, args)
 
 
 def command_show(args: argparse.Namespace) -> int:

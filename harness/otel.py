@@ -9,13 +9,16 @@ as `gen_ai.conversation.id`; a tool's arguments and result only with payloads (`
 
 Switched on the standard way: with `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)
 set, `from_environment` exports over OTLP/HTTP through the OpenTelemetry SDK (`pip install -e '.[otel]'`);
-without it nothing is imported or sent. The JSONL trace is written either way.
+without it nothing is imported or sent. The JSONL trace is written either way. The spans are sent after
+the answer is printed, and the exit waits at most EXPORT_WAIT_S for a collector that is slow or gone.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, Status, Tracer
 
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+TIMEOUTS = ("OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
+EXPORT_WAIT_S = 2.0  # what a run's end waits for the collector, after the answer is printed
 PROVIDER = "openai"  # the wire the harness speaks, whatever serves it
 
 
@@ -135,6 +140,22 @@ def from_environment(model: str, payloads: bool) -> SpanTrace | None:
             "install it with: pip install -e '.[otel]'"
         ) from exc
 
-    provider = TracerProvider(resource=Resource.create({"service.name": "harness"}))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-    return SpanTrace(provider.get_tracer("harness"), model, payloads, provider.shutdown)
+    # no shutdown at exit: `close` flushes within EXPORT_WAIT_S, so a collector that hangs cannot hold the exit
+    provider = TracerProvider(resource=Resource.create({"service.name": "harness"}), shutdown_on_exit=False)
+    timeout = None if any(os.environ.get(name) for name in TIMEOUTS) else EXPORT_WAIT_S
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(timeout=timeout)))
+    return SpanTrace(provider.get_tracer("harness"), model, payloads, within(provider.shutdown, EXPORT_WAIT_S))
+
+
+def within(shutdown: Callable[[], object], seconds: float) -> Callable[[], None]:
+    """`shutdown` given at most `seconds`: it runs in a daemon thread, left behind (its spans dropped, and said
+    so) when the collector does not take them in time."""
+
+    def close() -> None:
+        worker = threading.Thread(target=shutdown, name="otlp-export", daemon=True)
+        worker.start()
+        worker.join(seconds)
+        if worker.is_alive():
+            print(f"harness: the OTLP collector took no spans within {seconds:g} s; they were dropped", file=sys.stderr)
+
+    return close

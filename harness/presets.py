@@ -77,6 +77,8 @@ def load_presets(path: str | Path) -> list[CommandPreset]:
         raise ConfigError(f"{path}: no such commands file") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{path}: nested too deeply to read as TOML") from exc
     try:
         parsed = PresetsFile.model_validate(raw)
     except ValidationError as exc:

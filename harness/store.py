@@ -1,7 +1,8 @@
 """Run states on disk: one JSON file per run, written atomically, and a lock so one process runs a run.
 
 Save writes a temp file in the same folder, fsyncs it, renames it over the old file and fsyncs the
-folder: a kill at any instant leaves the previous state or the new one, never a torn file. A run id is
+folder: a kill at any instant leaves the previous state or the new one, never a torn file (the temp file a
+kill leaves is removed when the run is next locked). A run id is
 checked before any path is built from it, so no id can put a file outside the state folder. OS errors
 are translated here into StateError with the path and what to do.
 """
@@ -14,7 +15,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,13 @@ class FileStore:
             raise StateFileError(path, str(exc).removeprefix(f"{path}: ")) from exc
         return parse_state(path, text)
 
+    def sweep(self, run_id: str) -> None:
+        """Remove what a save of this run left when its process was killed mid-write (the lock is ours, so no
+        save of it is under way)."""
+        for leftover in self.directory.glob(f".{check_run_id(run_id)}.*.tmp"):
+            with suppress(OSError):
+                leftover.unlink()
+
     @contextmanager
     def lock(self, run_id: str) -> Iterator[None]:
         """Hold the run for this process; a second holder gets RunInUse. The kernel drops it if we die."""
@@ -102,6 +110,7 @@ class FileStore:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError as exc:
                 raise RunInUse(f"run {run_id} is in use by another process ({lock_path} is locked)") from exc
+            self.sweep(run_id)
             yield
         finally:
             os.close(fd)

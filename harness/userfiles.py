@@ -22,13 +22,17 @@ def read_text(path: str | Path, limit: int, what: str) -> str:
         raise
     except OSError as exc:
         raise ConfigError(f"{path}: cannot open the {what} ({exc.strerror or exc})") from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ConfigError(f"{path}: the {what} is not a regular file (a pipe, socket, device or folder)")
         if info.st_size > limit:
             raise ConfigError(f"{path}: the {what} is {info.st_size:,} bytes; at most {limit:,} are read")
-        data = handle.read(limit + 1)
+        data = os.read(fd, limit + 1)
+    except OSError as exc:  # a file the kernel refuses to read (/proc/self/mem)
+        raise ConfigError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise ConfigError(f"{path}: the {what} is over {limit:,} bytes")
     try:

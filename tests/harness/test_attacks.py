@@ -178,6 +178,21 @@ def group_alive(pgid: int) -> bool:
         return False
 
 
+def test_a_deadline_ends_a_run_inside_a_long_command_with_its_state_saved(
+    slow_provider: AppServer, workspace: Path, tmp_path: Path
+) -> None:
+    args = [*common(slow_provider, workspace, tmp_path / "st", "command", "d"), "--trusted-command", "check=sleep 60"]
+    began = time.monotonic()
+    done = harness_process("run", "Run the check", *args, "--timeout", "2")
+    assert done.returncode == 5 and "deadline of 2s reached" in done.stderr, done.stderr
+    assert time.monotonic() - began < 2 + 5 + 5  # within T + 5 s of its start, and the interpreter's own start
+    state = json.loads((tmp_path / "st" / "d.json").read_text())
+    deadline = time.monotonic() + 5
+    while any(group_alive(g) for g in state["processes"].values()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert state["status"] == "interrupted" and not any(group_alive(g) for g in state["processes"].values())
+
+
 def test_a_command_dies_with_a_killed_harness(slow_provider: AppServer, workspace: Path, tmp_path: Path) -> None:
     preset = "check=sleep 60"
     args = [*common(slow_provider, workspace, tmp_path / "st", "command", "c"), "--trusted-command", preset]
@@ -258,6 +273,21 @@ def test_bad_settings_are_a_sentence_and_exit_2(workspace: Path, tmp_path: Path,
     assert done.returncode == 2 and needle in done.stderr, done.stderr
     no_traceback(done)
     assert not list(tmp_path.rglob("evil*")) and not (tmp_path.parent / "evil.lock").exists()
+
+
+def test_a_commands_or_state_file_that_cannot_be_read_is_a_sentence_and_exit_2(workspace: Path, tmp_path: Path) -> None:
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000)
+    (tmp_path / "folder.toml").mkdir()
+    for path, needle in ((deep, "nested too deeply"), (tmp_path / "folder.toml", "not a regular file"),
+                         (Path("/proc/self/mem"), "cannot read the commands file")):  # fmt: skip
+        done = harness("run", "q", "--model", "plan", "--workspace", str(workspace), "--commands-file", str(path),
+                       "--state-dir", str(tmp_path / "st"))  # fmt: skip
+        assert done.returncode == 2 and needle in done.stderr, done.stderr
+        no_traceback(done)
+    (tmp_path / "st2" / "r.json").mkdir(parents=True)
+    done = harness("resume", "r", "--state-dir", str(tmp_path / "st2"))
+    assert done.returncode == 2 and "the state file is not a regular file" in done.stderr, done.stderr
 
 
 def test_a_state_dir_that_is_a_file_and_unknown_options(workspace: Path, tmp_path: Path) -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from harness.config import ALL_TOOLS
 from harness.trace import read_trace
-from tests.conftest import AppServer
+from tests.conftest import ROOT, AppServer
 from tests.harness.cli_support import harness, harness_process, last_json, start
 
 
@@ -128,3 +130,13 @@ def test_help_lists_the_tools_and_the_endings() -> None:
         assert name in help_text
     top = harness("--help").stdout
     assert "Resumable:" in top and "max_turns_exceeded, budget_exceeded" in top and "interrupted 5" in top
+
+
+def test_a_run_that_cannot_stop_at_its_deadline_is_ended_soon_after_it() -> None:
+    """The last resort behind --timeout: whatever holds the process past the deadline (here a blocking sleep
+    where the run's awaits would be), it exits as interrupted within the grace, saying how to resume."""
+    body = "import time; from harness.cli import Watchdog\nwith Watchdog(0.5, 'r1', 'st'): time.sleep(60)"
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", body], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 5 and "harness resume r1 --state-dir st" in done.stderr, done.stderr
+    assert time.monotonic() - began < 30  # the grace is 3 s; this bounds a hang, it is not a speed claim

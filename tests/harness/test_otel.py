@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -80,6 +81,38 @@ def test_a_run_sends_agent_chat_and_tool_spans_and_a_sub_agent_nests_under_its_t
     assert child_agent.parent_span_id == tool.span_id and tool.parent_span_id == agent.span_id
     assert attributes(agent)["gen_ai.conversation.id"] == "r1"
     assert any(s.name == "execute_tool read_file" and s.parent_span_id == child_agent.span_id for s in children)
+
+
+class Hanging(BaseHTTPRequestHandler):
+    """A collector that takes the connection and never answers."""
+
+    released = threading.Event()
+
+    def do_POST(self) -> None:
+        type(self).released.wait(60)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_collector_that_hangs_neither_hides_the_answer_nor_holds_the_exit(
+    scripted: AppServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hanging)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        began = time.monotonic()
+        args = ["--base-url", scripted.base_url, "--model", "plan", "--workspace", str(workspace)]
+        done = harness("run", "What does errors.log say?", *args, "--state-dir", str(tmp_path / "st"))
+        waited = time.monotonic() - began
+    finally:
+        Hanging.released.set()
+        server.shutdown()
+    assert done.returncode == 0 and "timeout" in done.stdout.splitlines()[0], done.stdout
+    assert "took no spans within 2 s; they were dropped" in done.stderr
+    assert waited < 20  # a bound for a hang (the exporter's own default waits 10 s, then retries), not a speed claim
 
 
 def test_without_the_variable_nothing_is_imported() -> None:

@@ -94,3 +94,15 @@ def test_a_format_2_state_keeps_its_counters_as_the_controls_memory(tmp_path: Pa
     assert loaded.controls["empty_reply"] == {"retries": 2}
     assert loaded.config is not None and loaded.config.controls.name == "small"
     assert loaded.config.controls.controls[0].name == "repeat_guard"
+
+
+def test_what_a_kill_left_mid_save_is_removed_when_the_run_is_next_held(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    state, other = new_run("hello", model="plan"), new_run("other", model="plan")
+    store.save(state)
+    left = [tmp_path / f".{state.run_id}.k2j4x9.tmp", tmp_path / f".{other.run_id}.a8b7c6.tmp"]
+    for path in left:
+        path.write_text('{"run_id": "half')  # a save cut between writing its temp file and renaming it
+    with store.lock(state.run_id):
+        assert not left[0].exists() and left[1].exists()  # another run's file waits for that run's holder
+        assert store.load(state.run_id) == state
