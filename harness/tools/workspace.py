@@ -10,6 +10,7 @@ second hard link, which may be a file from outside); listings walk the tree with
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import time
@@ -52,6 +53,18 @@ def check_text(path: str) -> None:
         raise ToolError(f"the path is longer than {MAX_PATH_BYTES} bytes")
 
 
+def unquoted(path: str) -> str:
+    """A path as a listing shows it: one that begins with `"` is a JSON string (a listing writes a name holding
+    anything unprintable, or beginning with a quote, that way), so it names the file it spells."""
+    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
+        try:
+            value = json.loads(path)
+        except ValueError:
+            return path
+        return value if isinstance(value, str) and value else path
+    return path
+
+
 class Workspace:
     def __init__(self, root: str | Path) -> None:
         resolved = Path(root).resolve()
@@ -63,6 +76,7 @@ class Workspace:
         """The validated components of a model-supplied path; raises ToolError saying what is wrong."""
         if not isinstance(path, str) or not path.strip():
             raise ToolError("a path is required: give a file name relative to the workspace, e.g. notes.txt")
+        path = unquoted(path)
         check_text(path)
         if path.endswith("/"):
             raise ToolError(f"{path} ends with '/', so it names a folder; name a file, e.g. notes.txt")

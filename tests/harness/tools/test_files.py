@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from harness.errors import ToolError
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.workspace import Workspace
 
@@ -109,3 +110,18 @@ def test_ignored_entries_are_counted_not_listed(big_tree: Path) -> None:
         out.splitlines()[0] == "302 files, largest first:" and "tests/" not in out and ".git" not in out.split("(")[0]
     )
     assert out.splitlines()[-1] == "(2 entries not shown: version-control folders and what .gitignore names)"
+
+
+@pytest.mark.parametrize("name", ["odd\nname.txt", "bell\x07.txt", '"quoted".txt'])
+def test_a_name_the_listing_writes_as_json_is_read_back_as_written(tmp_path: Path, name: str) -> None:
+    """A name holding a newline or an escape code (or beginning with a quote) is listed as a JSON string, so it
+    adds no line of its own; passed back verbatim, quotes and escapes and all, it names the same file."""
+    (tmp_path / name).write_text("the odd one\n")
+    (tmp_path / "plain.txt").write_text("plain\n")
+    [line] = [line for line in listing(tmp_path).splitlines() if "plain" not in line and "(" in line]
+    written = line[: line.rindex(" (")]
+    assert written.startswith('"') and "\n" not in written
+    assert read(tmp_path, path=written) == "the odd one\n"
+    assert read(tmp_path, path=name) == "the odd one\n"
+    with pytest.raises(ToolError, match="no such file"):
+        read(tmp_path, path='"missing.txt"')
