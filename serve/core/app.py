@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from serve.core.backend import Backend, Finished, JobT
 from serve.core.metrics import Metrics, printable
 from serve.core.replies import completion, error_body, stream
-from serve.core.validation import MAX_BODY_DEPTH, SchemaChecks, check_request, depth
+from serve.core.validation import MAX_BODY_DEPTH, SchemaChecks, check_request, depth, has_schemas
 from serve.errors import APIError, InvalidRequest, PayloadTooLarge, RouteNotFound, Unavailable, UnknownModel
 from wire.types import ChatCompletionRequest, ModelList, completion_id, first_error
 
@@ -130,7 +130,10 @@ class Server(Generic[JobT]):
         body: ChatCompletionRequest = await parse_body(request, ChatCompletionRequest, self.limits.max_body_bytes)
         if body.model not in self.model_ids():
             raise UnknownModel(body.model, self.model_ids())
-        check_request(body, self.check_schema)
+        if has_schemas(body):  # checking schemas is CPU work: other requests go on meanwhile
+            await anyio.to_thread.run_sync(check_request, body, self.check_schema)
+        else:
+            check_request(body, self.check_schema)
         job = await self.backend.prepare(body, request.headers)
         request.state.prompt_tokens = job.prompt_tokens
         if body.stream:

@@ -7,6 +7,7 @@ within limits on depth and size, with only local `$ref`s. Each failure is a 400 
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -20,6 +21,7 @@ from wire.types import TOOL_NAME, ChatCompletionRequest
 MAX_TOOLS = 128
 MAX_SCHEMA_DEPTH = 32
 MAX_SCHEMA_BYTES = 64_000
+MAX_REQUEST_SCHEMA_BYTES = 512_000  # all of a request's schemas together: each costs checking and compiling
 MAX_BODY_DEPTH = 128
 
 
@@ -160,6 +162,7 @@ class SchemaChecks:
     def __init__(self, size: int = 256) -> None:
         self.size = size
         self.passed: OrderedDict[str, None] = OrderedDict()
+        self.lock = threading.Lock()  # requests are checked on worker threads
 
     def __call__(self, schema: Mapping[str, Any], where: str, param: str) -> None:
         if depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
@@ -167,9 +170,10 @@ class SchemaChecks:
         text = json.dumps(schema)
         if len(text) > MAX_SCHEMA_BYTES:
             raise InvalidRequest(f"{where}: the schema is larger than {MAX_SCHEMA_BYTES:,} bytes", param=param)
-        if text in self.passed:
-            self.passed.move_to_end(text)
-            return
+        with self.lock:
+            if text in self.passed:
+                self.passed.move_to_end(text)
+                return
         references = set(refs(schema))
         check_references(schema, references, where, param)
         if not Ends(schema, where, param)(references):
@@ -180,9 +184,10 @@ class SchemaChecks:
             raise InvalidRequest(f"{where}: not a valid JSON Schema: {exc.message}", param=param) from exc
         except RecursionError as exc:
             raise InvalidRequest(f"{where}: the schema refers to itself without end", param=param) from exc
-        self.passed[text] = None
-        if len(self.passed) > self.size:
-            self.passed.popitem(last=False)
+        with self.lock:
+            self.passed[text] = None
+            if len(self.passed) > self.size:
+                self.passed.popitem(last=False)
 
 
 def check_tools(request: ChatCompletionRequest, check_schema: SchemaChecks) -> None:
@@ -243,10 +248,38 @@ def check_response_format(request: ChatCompletionRequest, check_schema: SchemaCh
     check_schema(form.json_schema["schema"], "response_format", "response_format.json_schema.schema")
 
 
+def schemas_of(request: ChatCompletionRequest) -> list[object]:
+    """Every JSON schema a request holds: its tools' parameters, its `tool_parameters`, its response format's."""
+    found: list[object] = [t["function"].get("parameters") for t in request.tools or []]
+    found += list((request.tool_parameters or {}).values())
+    if request.response_format is not None and request.response_format.json_schema is not None:
+        found.append(request.response_format.json_schema.get("schema"))
+    return [schema for schema in found if schema is not None]
+
+
+def check_schema_total(request: ChatCompletionRequest) -> None:
+    """A cheap bound before any schema is checked or compiled (each costs milliseconds to seconds)."""
+    total = 0
+    for schema in schemas_of(request):
+        total += len(json.dumps(schema))
+        if total > MAX_REQUEST_SCHEMA_BYTES:
+            raise InvalidRequest(
+                f"the request's schemas (tools, tool_parameters, response_format) are over "
+                f"{MAX_REQUEST_SCHEMA_BYTES:,} bytes together, this server's limit",
+                param="tools" if request.tools else None,
+            )
+
+
+def has_schemas(request: ChatCompletionRequest) -> bool:
+    return bool(request.tools or request.tool_parameters or request.response_format)
+
+
 def check_request(request: ChatCompletionRequest, check_schema: SchemaChecks) -> None:
-    """Everything both servers refuse the same way."""
+    """Everything both servers refuse the same way. (Schema checks are CPU work: a server runs this off its
+    event loop for a request that holds schemas.)"""
     if request.n not in (None, 1):
         raise InvalidRequest("n must be 1: this server returns one choice per request", param="n")
+    check_schema_total(request)
     check_tools(request, check_schema)
     check_tool_choice(request)
     check_tool_parameters(request, check_schema)

@@ -13,6 +13,7 @@ from models.dialects import OPEN
 from models.template import ChatTemplate
 from models.weights import cache_root
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
+from serve.core.validation import has_schemas
 from serve.errors import APIError, ContextLengthExceeded, EngineError, InvalidRequest
 from serve.llama.chat import constrains_a_call, plan, prompt_parts
 from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compiler, CompileThreads
@@ -160,7 +161,10 @@ class LlamaBackend:
         room = self.engine.context - len(prompt)
         default = FORCED_CALL_TOKENS if constrains_a_call(request) else room
         limit = min(request.completion_limit() or default, room)
-        settings = await self.compile_threads.run(lambda: self.planned(request, limit))
+        if has_schemas(request) or request.grammar:  # compiling: on the compile threads
+            settings = await self.compile_threads.run(lambda: self.planned(request, limit))
+        else:  # nothing to compile: never queued behind another request's compiles
+            settings = self.planned(request, limit)
         self.requests += 1
         return LlamaJob(request, len(prompt), None, prompt, settings)
 

@@ -258,3 +258,44 @@ async def test_a_stream_says_it_is_working_while_nothing_else_is_sent_and_only_t
         sent = [piece async for piece in stream("c", "m", slow_events(0.35), False, lambda f: None, progress, 0.1)]
         assert (": working\n\n" in sent) is expected
         assert sent[-1] == "data: [DONE]\n\n" and any('"content":"ok"' in p for p in sent if p.startswith("data: {"))
+
+
+def heavy_schema(seed: int, properties: int = 120) -> dict[str, Any]:
+    """A distinct schema whose checking costs milliseconds: many properties, each a choice of constrained kinds."""
+    kinds = [{"type": "string", "pattern": f"^a{seed}+$", "minLength": 1}, {"type": "integer", "minimum": seed}]
+    return {"type": "object", "properties": {f"p{seed}_{i}": {"anyOf": kinds} for i in range(properties)}}
+
+
+def heavy_tools(count: int, properties: int = 120) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": f"t{i}", "parameters": heavy_schema(i, properties)}}
+            for i in range(count)]  # fmt: skip
+
+
+async def test_a_request_whose_schemas_are_too_big_together_is_refused_before_any_is_checked(backend: Echo) -> None:
+    app = create_app(backend, BodyLimits(max_body_bytes=4_000_000))
+    body = chat(tools=heavy_tools(128, properties=40))  # each schema under its own limit, together over 512 KB
+    assert len(json.dumps(body)) > 512_000
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+        error = await error_of(await c.post("/v1/chat/completions", json=body), 400)
+    assert "together" in error["message"] and error["param"] == "tools" and not backend.seen
+
+
+async def test_checking_one_requests_schemas_does_not_hold_the_others(backend: Echo) -> None:
+    """Schema checks are CPU work off the event loop: while one request's schemas are checked, a health check
+    and a request without tools are answered. (A ratio of times in one run, not a timing.)"""
+    app = create_app(backend, BodyLimits(max_body_bytes=4_000_000))
+    body = chat(tools=heavy_tools(5, properties=100))  # small enough to be read on the loop, slow to check
+    assert len(json.dumps(body)) < 64_000
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        heavy = asyncio.ensure_future(c.post("/v1/chat/completions", json=body))
+        await asyncio.sleep(0.01)  # the heavy request is being checked
+        health = await c.get("/health")
+        hi = await c.post("/v1/chat/completions", json=chat("hi"))
+        answered = loop.time()
+        reply = await heavy
+        done = loop.time()
+    assert health.status_code == 200 and hi.json()["choices"][0]["message"]["content"] == "hi"
+    assert reply.status_code == 200, reply.text
+    assert answered - start < (done - start) / 3, (answered - start, done - start)
