@@ -193,6 +193,8 @@ def json_values(text: str, partial: bool = False) -> list[object] | None:
         try:
             value, index = decoder.raw_decode(text, index)
         except json.JSONDecodeError:
+            if partial and text[index] == "[":  # an unfinished list: the whole values it holds so far
+                return values + (json_values(text[index + 1 :], partial) or [])
             return values if partial and values else None
         values.append(value)
 
@@ -240,8 +242,8 @@ def parse(text: str, offered: Collection[str] | None = None, partial: bool = Fal
     calls = calls_in(stripped, offered, partial)
     if calls:
         return Parsed(None, calls)
-    fenced = FENCE.match(stripped)
-    if fenced and (calls := calls_in(fenced["body"], offered)):
+    fenced = FENCE.match(stripped if not partial or stripped.count("```") % 2 == 0 else stripped + "```")
+    if fenced and (calls := calls_in(fenced["body"], offered, partial)):
         return Parsed(fenced["before"].strip() or None, calls)
     looks_like_call = opening(stripped, offered).form in ("anchored", "fenced")
     return Parsed(stripped or None, [], int(looks_like_call))

@@ -21,7 +21,7 @@ from models.errors import TemplateError
 from models.template import ChatTemplate
 from serve.errors import InvalidRequest
 from serve.llama.constraints import Grammars, json_document, json_reply
-from serve.llama.decoding import Settings
+from serve.llama.decoding import Settings, forced_call_floor
 from wire.types import RANDOM_SEED, ChatCompletionRequest, ToolDefinition
 
 
@@ -69,6 +69,14 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
     budget = max_tokens if constrains_a_call(request) else None  # a forced call must end in time
     decoded = as_decoded(named or tools, request.tool_parameters or {})
     calls = grammars.tool_grammar(decoded, bool(request.parallel_tool_calls), budget)
+    if budget is not None:
+        base = replace(base, call_tokens=grammars.call_tokens(decoded))
+        if max_tokens < (floor := forced_call_floor(base.call_tokens)):
+            raise InvalidRequest(
+                f"max_tokens {max_tokens} is too small for a call to the tools offered: the reply must be a call, "
+                f"and the shortest one needs about {base.call_tokens} tokens; give max_tokens at least {floor}",
+                param="max_tokens",
+            )
     offered = tuple(t["function"]["name"] for t in named or tools)
     if document is not None:
         forced = grammars.checked_grammar(

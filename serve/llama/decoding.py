@@ -30,10 +30,27 @@ Finish = Literal["stop", "length", "cancelled"]
 CLOSING_BONUS = 1e4
 
 
-def closing_reserve(settings: Settings) -> int:
+def closing_reserve(settings: Settings, written: int = 0) -> int:
     """The last tokens of a constrained reply, in which whatever closes the open JSON soonest is preferred, so a
-    call or a document ends inside max_tokens instead of being cut there."""
-    return min(32, settings.max_tokens // 4)
+    call or a document ends inside max_tokens instead of being cut there. A forced call's reserve also holds
+    what of its shortest call is not written yet (`written`: the call's tokens so far that are not whitespace),
+    so a call whose required keys alone take many tokens, or a model that spends its tokens on whitespace,
+    still closes in time."""
+    if not settings.call_tokens:
+        return min(32, settings.max_tokens // 4)
+    return max(0, settings.call_tokens + FORM_TOKENS - written) + CLOSE_TOKENS
+
+
+CLOSE_TOKENS = 4  # what closing an open value takes, beyond the call's shortest form
+
+
+FORM_TOKENS = 8  # about what a call's form adds to it: a fence and its language, a list's brackets, spacing
+
+
+def forced_call_floor(call_tokens: int) -> int:
+    """The least `max_tokens` a reply that must be a call is served with: room for its shortest call, the
+    form around it, and the closing reserve's own tokens."""
+    return call_tokens + 2 * FORM_TOKENS
 
 
 @dataclass(frozen=True)
@@ -58,7 +75,11 @@ class Closers:
 
 def in_string(text: str) -> bool:
     """Whether JSON text ends inside a string (an odd number of unescaped quotes)."""
-    inside = escaped = False
+    return string_state(text)[0]
+
+
+def string_state(text: str, inside: bool = False, escaped: bool = False) -> tuple[bool, bool]:
+    """Where JSON text leaves a reader that began in the state given: inside a string, after a backslash."""
     for char in text:
         if escaped:
             escaped = False
@@ -66,7 +87,7 @@ def in_string(text: str) -> bool:
             escaped = True
         elif char == '"':
             inside = not inside
-    return inside
+    return inside, escaped
 
 
 @dataclass(frozen=True)
@@ -85,6 +106,7 @@ class Settings:
     offered: tuple[str, ...] | None = None  # the tool names whose calls are parsed out of the reply
     jump_forward: bool = True
     ignore_eos: bool = False
+    call_tokens: int = 0  # a forced call's shortest call to the tools offered, in tokens (0: no forced call)
     distinct: frozenset[str] = frozenset()  # tools whose call repeated within the reply ends it (and is dropped)
 
 
@@ -107,6 +129,10 @@ class Decoder:
     matcher: llguidance.LLMatcher | None = None
     watching: bool = False  # looking for the opening of a call
     constrained_from: int = 0  # where in `text` the grammar's output begins
+    # how far a forced call has come: its tokens the grammar forced, or outside strings and not whitespace
+    # (a value's own tokens are not counted: the call's shortest form holds none of them)
+    written: int = 0
+    string: tuple[bool, bool] = (False, False)  # the reply's text so far, read as JSON: in a string, escaped
     released: int = 0  # characters of `text` already streamed
     logprobs: list[TokenLogprob] = field(default_factory=list)
     released_logprobs: int = 0
@@ -131,7 +157,7 @@ class Decoder:
         if self.settings.ignore_eos:
             scores[list(self.end_tokens)] = -np.inf
         if self.matcher is not None:
-            closing = self.settings.max_tokens - len(self.tokens) <= closing_reserve(self.settings)
+            closing = self.settings.max_tokens - len(self.tokens) <= closing_reserve(self.settings, self.written)
             if self.settings.temperature <= 0 and not closing:
                 best = int(np.argmax(scores))
                 if self.matcher.validate_tokens([best]) == 1:
@@ -194,9 +220,13 @@ class Decoder:
         self.check_limits()
         return self.jump_forward()
 
-    def append(self, token: int) -> None:
+    def append(self, token: int, forced: bool = False) -> None:
         self.tokens.append(token)
-        self.text += self.utf8.decode(b"" if token in self.hidden else self.piece(token))
+        piece = self.utf8.decode(b"" if token in self.hidden else self.piece(token))
+        if self.settings.call_tokens:
+            self.written += forced or (not self.string[0] and bool(piece.strip()))
+            self.string = string_state(piece, *self.string)
+        self.text += piece
         for word in self.settings.stop if self.matcher is None else ():
             if word in self.text:
                 self.text = self.text[: self.text.index(word)]
@@ -220,9 +250,9 @@ class Decoder:
                 return
 
     def check_limits(self) -> None:
+        self.check_repeated_call()  # first: a repeat whose closing also ends the grammar is still dropped
         if self.finish is None and self.matcher is not None and self.matcher.is_stopped():
             self.finish = "stop"
-        self.check_repeated_call()
         if self.finish is None and len(self.tokens) >= self.settings.max_tokens:
             self.finish = "length"
 
@@ -254,7 +284,7 @@ class Decoder:
             return []
         self.matcher.consume_tokens(forced)
         for token in forced:
-            self.append(token)
+            self.append(token, forced=True)
             if self.settings.logprobs:
                 self.logprobs.append({**self.entry(token, 0.0), "top_logprobs": []})  # forced: certain
         self.forced_count += len(forced)
@@ -290,7 +320,8 @@ class Decoder:
         self.text += self.utf8.decode(b"", final=True)
         if self.settings.offered is None:
             return Parsed(self.text or None)
-        return parse(self.text, self.settings.offered, partial=self.finish == "length")
+        cut = self.finish == "length" or self.kept_calls is not None  # the text may end inside a call
+        return parse(self.text, self.settings.offered, partial=cut)
 
     def reply(self, prompt: list[int]) -> tuple[AssistantMessage, FinishReason, Parsed]:
         parsed = self.parsed()

@@ -244,16 +244,28 @@ def test_a_greedy_pick_under_a_grammar_is_the_argmax_of_the_masked_scores(
     assert states >= 5 and decoder.text == text, decoder.text
 
 
-@pytest.mark.parametrize("form", ["tagged", "bare"])
+SHAPES = {  # a reply's calls as a small model writes them: the text before, around each call, and after
+    "tagged": ("", "<tool_call>\n{}\n</tool_call>\n", ""),
+    "bare": ("", "{}\n", ""),
+    "list": ("[", "{},\n", "]"),
+    "fenced list": ("Reading them.\n```json\n[", "{}, ", "]\n```"),
+}
+
+
+@pytest.mark.parametrize("form", list(SHAPES))
+@pytest.mark.parametrize("last", [False, True], ids=["repeat-then-more", "repeat-last"])
 def test_a_reply_ends_at_its_first_repeat_of_a_distinct_call_and_drops_it(
-    engine: Engine, grammars: Grammars, form: str
+    engine: Engine, grammars: Grammars, form: str, last: bool
 ) -> None:
     """A small model reading files in parallel often writes the same call over and over until max_tokens; with
-    `distinct`, the reply ends at the first repeat and keeps the calls before it."""
+    `distinct`, the reply ends at the first repeat and keeps the calls before it, in every form a reply's
+    calls take (one per tag or line, a JSON list, a fenced list), and also where the repeat is the last call
+    (its closing ends the grammar)."""
     call = '{{"name": "read_file", "arguments": {{"path": "{}"}}}}'
-    shape = "<tool_call>\n{}\n</tool_call>\n" if form == "tagged" else "{}\n"
-    read = [shape.format(call.format(p)) for p in "abcd"]
-    text = (read[0] + read[1] + read[0] + read[2] + read[3]).rstrip()
+    before, shape, after = SHAPES[form]
+    paths = "abacd" if not last else "aba"
+    text = before + "".join(shape.format(call.format(p)) for p in paths)
+    text = (text.rstrip().removesuffix(",") + after).rstrip()
     tools = grammars.tool_grammar(TOOLS, parallel=True)
     replies = {}
     for distinct in (frozenset(), frozenset({"list_files"}), frozenset({"read_file"})):
@@ -261,9 +273,105 @@ def test_a_reply_ends_at_its_first_repeat_of_a_distinct_call_and_drops_it(
         decoder = Decoder(settings, grammars, engine.piece, engine.is_end)
         drive(engine, decoder, text, closers(engine))
         message, finish, _ = decoder.reply([1])
-        paths = [json.loads(c["function"]["arguments"])["path"] for c in message["tool_calls"]]
-        replies[distinct] = (paths, finish, decoder.text)
-    assert replies[frozenset()][0] == replies[frozenset({"list_files"})][0] == ["a", "b", "a", "c", "d"]
-    paths, finish, generated = replies[frozenset({"read_file"})]
-    assert paths == ["a", "b"] and finish == "tool_calls"
-    assert generated.rstrip() == (read[0] + read[1] + read[0]).rstrip()  # nothing generated past the repeat
+        read = [json.loads(c["function"]["arguments"])["path"] for c in message.get("tool_calls", [])]
+        replies[distinct] = (read, finish, decoder.text)
+    assert replies[frozenset()][0] == replies[frozenset({"list_files"})][0] == list(paths)
+    read, finish, generated = replies[frozenset({"read_file"})]
+    assert read == ["a", "b"] and finish == "tool_calls"
+    repeat_written = before + "".join(shape.format(call.format(p)) for p in "aba")
+    assert len(generated) <= len(repeat_written.rstrip(", \n")) + 4  # nothing past the repeat but a token's spill
+
+
+FORCED_SCHEMAS: dict[str, Any] = {
+    "one path": SCHEMAS["read_file"],
+    "six long names": {
+        "type": "object",
+        "properties": {f"the_{i}th_rather_long_property_name": {"type": "string"} for i in range(6)},
+        "required": [f"the_{i}th_rather_long_property_name" for i in range(6)],
+    },
+    "nested": {
+        "type": "object",
+        "properties": {
+            "edits": {
+                "type": "array",
+                "minItems": 2,
+                "items": {
+                    "type": "object",
+                    "properties": {"old": {"type": "string", "minLength": 3}, "new": {"type": "string"}},
+                    "required": ["old", "new"],
+                },
+            }
+        },
+        "required": ["edits"],
+    },
+    "kinds": {
+        "type": "object",
+        "properties": {
+            "mode": {"enum": ["overwrite-everything", "append"]},
+            "count": {"type": "integer", "minimum": 5},
+            "dry": {"type": "boolean"},
+            "note": {"anyOf": [{"type": "string", "minLength": 40}, {"type": "null"}]},
+        },
+        "required": ["mode", "count", "dry", "note"],
+    },
+    "refs": {
+        "$defs": {"span": {"type": "object", "properties": {"from": {"type": "integer"}, "to": {"type": "integer"}},
+                           "required": ["from", "to"]}},
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "lines": {"$ref": "#/$defs/span"}},
+        "required": ["path", "lines"],
+    },
+}  # fmt: skip
+
+
+def forced_request(schema: Any, max_tokens: int) -> Any:
+    from wire.types import ChatCompletionRequest
+
+    tool = {"type": "function", "function": {"name": "act_on_the_workspace", "parameters": schema}}
+    return ChatCompletionRequest.model_validate(
+        {"model": "m", "messages": [{"role": "user", "content": "go"}], "tools": [tool, *TOOLS],
+         "tool_choice": "required", "parallel_tool_calls": True, "max_tokens": max_tokens}
+    )  # fmt: skip
+
+
+def wanderer(engine: Engine, kind: str) -> np.ndarray:
+    """Logits of a model that does anything but close a call: whitespace, letters (long values), fences."""
+    scores = np.zeros(engine.n_vocab, dtype=np.float32)
+    made_of = {"whitespace": b" \t\n", "letters": b"abcdefghij", "fences": b"`json\n ["}[kind]
+    scores[list(engine.tokens_made_of(made_of))] = 100.0
+    return scores
+
+
+@pytest.mark.parametrize("kind", ["whitespace", "letters", "fences"])
+@pytest.mark.parametrize("name", list(FORCED_SCHEMAS))
+def test_a_forced_call_at_any_max_tokens_from_the_floor_ends_as_a_valid_call_within_it(
+    engine: Engine, grammars: Grammars, name: str, kind: str
+) -> None:
+    """`tool_choice: required` makes the reply a call; whatever the model prefers, a call to any of the tools
+    offered ends, parses and validates within `max_tokens` from the server's floor up, and below the floor
+    the request is a 400 naming `max_tokens` and the floor."""
+    from serve.errors import InvalidRequest
+    from serve.llama.chat import plan
+
+    schema = FORCED_SCHEMAS[name]
+    roomy = plan(forced_request(schema, 4096), grammars, 4096, True)
+    with pytest.raises(InvalidRequest) as refused:
+        plan(forced_request(schema, 3), grammars, 3, True)
+    assert refused.value.param == "max_tokens"
+    least = int(re.findall(r"at least (\d+)", refused.value.message)[0])
+    assert least > roomy.call_tokens > 0
+    with pytest.raises(InvalidRequest):
+        plan(forced_request(schema, least - 1), grammars, least - 1, True)
+    ends = Closers.of(engine.tokens_made_of(b'"}]'), engine.piece, engine.tokens_made_of(b" \t\n\r"))
+    for max_tokens in (least, least + 7, least + 60, least + 300):
+        settings = plan(forced_request(schema, max_tokens), grammars, max_tokens, True)
+        decoder = Decoder(settings, grammars, engine.piece, engine.is_end, closers=ends)
+        prefer = wanderer(engine, kind)
+        while decoder.finish is None:
+            decoder.accept(decoder.pick(prefer.copy()))
+        message, finish, _ = decoder.reply([1])
+        assert finish == "tool_calls", (max_tokens, decoder.text)
+        assert len(decoder.tokens) <= max_tokens
+        for call in message["tool_calls"]:
+            offered = {"act_on_the_workspace": schema, **SCHEMAS}[call["function"]["name"]]
+            jsonschema.validate(json.loads(call["function"]["arguments"]), offered)

@@ -198,7 +198,7 @@ def test_tool_parameters_narrow_a_call_and_leave_the_prompt_as_it_was(llama: Ser
     shown["function"]["parameters"]["properties"]["path"]["enum"] = ["a.log", "b.log", "notes.txt"]
     narrower = json.loads(json.dumps(shown["function"]["parameters"]))
     narrower["properties"]["path"]["enum"] = ["b.log"]
-    body = {"model": MODEL, "messages": QUESTION, "tools": [shown], "tool_choice": "required", "max_tokens": 32}
+    body = {"model": MODEL, "messages": QUESTION, "tools": [shown], "tool_choice": "required", "max_tokens": 64}
     plain = httpx.post(f"{llama.base_url}/chat/completions", json=body, timeout=300).json()
     narrowed = httpx.post(
         f"{llama.base_url}/chat/completions", json={**body, "tool_parameters": {"read_file": narrower}}, timeout=300
