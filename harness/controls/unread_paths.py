@@ -63,8 +63,9 @@ class UnreadPaths(Hooks):
     files could be read whole (at most twice the model's window, as characters): a small model stops after
     one file, and a question about what the files say needs them all. A folder too large to read whole is
     left to the model and its search. Nor is it forced once the question names files and every one of them
-    has been read: a question about a file is answered from that file. A read that showed a window of a long
-    file leaves it unread (the rest may be read on).
+    has been read: a question about a file is answered from that file. While a file the question names (by
+    its path, or a folder of it by a path of two names or more) is unread, a read may name only such files.
+    A read that showed a window of a long file leaves it unread (the rest may be read on).
 
     Where the narrowing goes: a server that takes `tool_parameters` (this project's) gets the unread files
     there, and the tools sent list every file, the same at every turn, so the prompt's prefix stays cached
@@ -107,8 +108,10 @@ class UnreadPaths(Hooks):
         if len(entries) > self.most:
             return definition
         every = [e.path for e in entries]
-        into.named |= {p for p in every if mentions(run.state.question, p)}
+        named = [p for p in every if named_by(run.state.question, p)]
+        into.named |= set(named)
         unread = [p for p in every if p not in memory.paths.get(tool.name, [])]
+        unread = [p for p in named if p in unread] or unread  # the files the question names are read first
         into.unread_bytes = max(into.unread_bytes, sum(e.size for e in entries if e.path in set(unread)))
         if not unread:
             into.done.add(tool.name)
@@ -177,6 +180,14 @@ class UnreadPaths(Hooks):
 def mentions(question: str, path: str) -> bool:
     """Whether the question names this file by its path (`docs/todo.md`, not `todo.md` inside `old/todo.md`)."""
     return re.search(rf"(?<![\w/.-]){re.escape(path)}(?![\w/-])", question) is not None
+
+
+def named_by(question: str, path: str) -> bool:
+    """Whether the question names this file, or a folder holding it by a path of two names or more
+    (`docs/guide`; a one-word folder such as `logs` is too often an ordinary word)."""
+    parts = path.split("/")
+    folders = ("/".join(parts[:end]) for end in range(2, len(parts)))
+    return mentions(question, path) or any(mentions(question, folder) for folder in folders)
 
 
 def narrowed(definition: ToolDefinition, parameter: str, paths: list[str]) -> ToolDefinition:

@@ -341,6 +341,29 @@ async def test_a_question_that_names_a_file_is_free_to_answer_once_that_file_is_
     assert [r.tool_choice for r in seen] == ["required", "required", None]
 
 
+async def test_the_files_a_question_names_are_the_only_reads_offered_until_they_are_read(workspace: Path) -> None:
+    """A question that names a file (or a folder of it by a path of two names) is about that file: a small
+    model that reads another first answers from the wrong one, so the read is kept to the named files
+    while any is unread, then opens to the other unread files. A one-word folder (`sub`) names nothing."""
+    (workspace / "sub" / "deep").mkdir(parents=True)
+    (workspace / "sub" / "deep" / "a.txt").write_text("a\n")
+    (workspace / "sub" / "deep" / "b.txt").write_text("b\n")
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "errors.log"})), calls(("b", "read_file", {"path": "notes.txt"})), "Done."
+    )
+    await run(new_run("What port does errors.log give?"), tools, RunOptions(model, controls=[UnreadPaths()]))
+    assert read_enum(seen[0]) == ["errors.log"]
+    assert "errors.log" not in read_enum(seen[1]) and len(read_enum(seen[1])) > 3
+    model, seen = answering("Done.")
+    await run(new_run("What is in sub/deep?"), tools, RunOptions(model, controls=[UnreadPaths()]))
+    assert sorted(read_enum(seen[0])) == ["sub/deep/a.txt", "sub/deep/b.txt"]
+    model, seen = answering("Done.")
+    await run(new_run("What is in the sub folder?"), tools, RunOptions(model, controls=[UnreadPaths()]))
+    assert len(read_enum(seen[0])) > 2
+
+
 async def test_a_write_makes_every_file_unread_again_and_the_paths_follow_the_folder(workspace: Path) -> None:
     space = Workspace(workspace)
     tools = Registry([ReadFile(space), WriteFile(space, needs_approval=False)])
