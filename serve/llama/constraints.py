@@ -23,6 +23,7 @@ import llguidance
 from llguidance.gbnf_to_lark import gbnf_to_lark
 
 from models.dialects import CLOSE, OPEN
+from serve.core.validation import resolved
 from serve.errors import InvalidRequest
 from serve.llama.compiler import Compiler
 from wire.types import ToolDefinition
@@ -201,7 +202,7 @@ def least(schema: object, root: Mapping[str, Any], depth: int = 0) -> Least:
     if not isinstance(schema, Mapping) or depth > MAX_LEAST_DEPTH:
         return Least()
     if isinstance(schema.get("$ref"), str):
-        return least(resolved(schema["$ref"], root), root, depth + 1)
+        return least(resolved(root, schema["$ref"]), root, depth + 1)
     if "const" in schema:
         return Least(schema["const"])
     if isinstance(schema.get("enum"), list) and schema["enum"]:
@@ -247,17 +248,6 @@ def least_of_kind(schema: Mapping[str, Any], kind: object, root: Mapping[str, An
 
 
 KIND_LEAST: dict[str, object] = {"null": None, "boolean": False, "integer": 0, "number": 0, "string": "", "object": {}}
-
-
-def resolved(ref: str, root: Mapping[str, Any]) -> object:
-    """The schema a local `$ref` (`#/...`) points to in `root`; None if it points elsewhere or nowhere."""
-    if not ref.startswith("#"):
-        return None
-    node: object = root
-    for part in filter(None, ref[1:].split("/")):
-        part = part.replace("~1", "/").replace("~0", "~")
-        node = node.get(part) if isinstance(node, Mapping) else None
-    return node
 
 
 def least_call(name: str, schema: Mapping[str, Any]) -> Least:
