@@ -357,9 +357,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"harness: internal error: {type(exc).__name__}: {exc} (the run's state is saved as it last was)",
               file=sys.stderr)  # fmt: skip
         return EXIT_INTERNAL
-
-
-if __name__ == "__main__":
-    from harness.__main__ import entry
-
-    sys.exit(entry())

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from harness.errors import ConfigError, MalformedReply, ProviderRejected, ProviderUnavailable
 from harness.protocols import ModelReply, ModelRequest
 from wire.text import scrubbed
-from wire.types import AssistantMessage, ChatCompletion, Message, ToolDefinition, first_error
+from wire.types import AssistantMessage, ChatCompletion, Message, ModelCard, ToolDefinition, first_error
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 RETRYABLE = {408, 409, 429, 500, 502, 503, 504}
@@ -250,7 +250,7 @@ class OpenAIClient:
             body["max_tokens"] = request.max_tokens
         return body
 
-    async def models(self) -> list[dict[str, Any]] | None:
+    async def models(self) -> list[ModelCard] | None:
         """The server's model cards (`GET /models`), or None when they cannot be read: only what the server says
         about its models (their size, for `auto` controls), never needed for a run to go on. Asked again, as a
         completion is, while the server cannot be reached or answers busy: a server still loading its model
@@ -276,7 +276,7 @@ class OpenAIClient:
             data = response.json().get("data") if response is not None and response.status_code == 200 else None
         except (ValueError, AttributeError):
             return None
-        return [card for card in data if isinstance(card, dict)] if isinstance(data, list) else None
+        return [card for raw in data if (card := ModelCard.read(raw)) is not None] if isinstance(data, list) else None
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         body, attempt = self.body(request), 0

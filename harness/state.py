@@ -161,6 +161,16 @@ def migrate(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 SMALL_MODEL_FIELDS = ("seen_calls", "repeats", "empty_replies", "nudges", "checked", "digest")
+# what format 2's small-model settings meant: the five controls `small` held when format 3 replaced it,
+# written out here so an old state keeps its meaning whatever the profile becomes
+FORMAT_2_SMALL: dict[str, Any] = {
+    "name": "small",
+    "controls": [
+        {"name": name, "params": {}}
+        for name in ("repeat_guard", "empty_reply", "look_first", "parallel_calls", "digest_answers")
+    ],
+    "why": "asked for",
+}
 
 
 def from_format_2(raw: dict[str, Any]) -> dict[str, Any]:
@@ -174,18 +184,12 @@ def from_format_2(raw: dict[str, Any]) -> dict[str, Any]:
     if isinstance(config, dict) and "controls" in config:
         old = config.get("controls")
         small = isinstance(old, dict) and (old.get("look_turns") or old.get("repeat_guard"))
-        upgraded["config"] = {**config, "controls": small_profile() if small else {"name": "none"}}
+        upgraded["config"] = {**config, "controls": FORMAT_2_SMALL if small else {"name": "none"}}
     for key, child in (raw.get("children") or {}).items():
         if isinstance(child, dict) and child.get("format_version") == 2:
             upgraded.setdefault("children", {})[key] = from_format_2(child)
     upgraded["format_version"] = 3
     return upgraded
-
-
-def small_profile() -> dict[str, Any]:
-    from harness.controls.profiles import SMALL
-
-    return dataclasses.asdict(SMALL)
 
 
 def from_format_1(raw: dict[str, Any]) -> dict[str, Any]:

@@ -7,13 +7,23 @@ validation on the servers and in the client and plain-dict handling in the harne
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import time
 import uuid
-from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias  # pydantic needs these on 3.11
+from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias, get_args  # pydantic needs these on 3.11
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    field_validator,
+)
 from typing_extensions import TypedDict
 
 
@@ -289,13 +299,64 @@ class ChatCompletionChunk(BaseModel):
     timings: Timings | None = None
 
 
+# the request fields this project's server takes beyond OpenAI's; the first two name tools
+ToolExtension = Literal["tool_parameters", "distinct_calls"]
+Extension = Literal[ToolExtension, "grammar", "ignore_eos", "tool_rendering"]
+EXTENSIONS: tuple[Extension, ...] = get_args(Extension)
+TOOL_EXTENSIONS: tuple[ToolExtension, ...] = get_args(ToolExtension)
+
+
+def unread(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A card's field that does not read as its type is left unsaid (None), not the card refused: a client
+    reads cards from any server, and what one says beyond its models' ids is only ever advice."""
+    try:
+        return handler(value)
+    except ValidationError:
+        return None
+
+
+Count = Annotated[int | None, Strict(), Field(gt=0), WrapValidator(unread)]  # a count is never `true` or "5"
+
+
+class CardMeta(BaseModel):
+    """What a server says of a model beside its id (llama-server says `n_params` and more; this project's
+    server also the context window it runs the model with and the extensions it takes)."""
+
+    model_config = ConfigDict(extra="allow")
+    file: Annotated[str | None, WrapValidator(unread)] = None
+    size: Count = None
+    sha256: Annotated[str | None, WrapValidator(unread)] = None
+    quantisation: Annotated[str | None, WrapValidator(unread)] = None
+    context: Count = None
+    n_params: Count = None
+    extensions: list[Extension] = Field(default_factory=list)
+
+    @field_validator("extensions", mode="before")
+    @classmethod
+    def known_only(cls, value: Any) -> list[str]:
+        return [item for item in value if item in EXTENSIONS] if isinstance(value, list) else []
+
+
 class ModelCard(BaseModel):
     id: str
     object: Literal["model"] = "model"
     created: int = 0
     owned_by: str = "local"
     description: str | None = None
-    meta: dict[str, Any] | None = None
+    meta: Annotated[CardMeta | None, WrapValidator(unread)] = None
+
+    @classmethod
+    def read(cls, raw: builtins.object) -> ModelCard | None:  # `object` is a field here
+        """A card as a server sent it, or None when it has no id to know it by (a field beside the id and the
+        meta that does not read as OpenAI's is dropped: a client needs only those two)."""
+        if not isinstance(raw, dict):
+            return None
+        for fields in (raw, {"id": raw.get("id"), "meta": raw.get("meta")}):
+            try:
+                return cls.model_validate(fields)
+            except ValidationError:
+                continue
+        return None
 
 
 class ModelList(BaseModel):

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from harness.protocols import ModelReply, ModelRequest, Tool
 from harness.state import RunState
 from harness.tools.base import Registry
-from wire.types import Message, ToolCall, ToolChoice, ToolDefinition
+from wire.types import TOOL_EXTENSIONS, Message, ToolCall, ToolChoice, ToolDefinition
 
 
 @dataclass(frozen=True)
@@ -134,13 +134,10 @@ def set_aside(turn: Turn, names: set[str]) -> None:
     ask_for_answer(turn, "nothing left to look at")
 
 
-TOOL_FIELDS = ("tool_parameters", "distinct_calls")  # request fields that name tools: sent only beside them
-
-
 def ask_for_answer(turn: Turn, why: str) -> None:
     """Make this turn the answer turn: no tools are offered, nor any field that names one (a reason already
     given stays)."""
-    extra = {key: value for key, value in turn.request.extra.items() if key not in TOOL_FIELDS}
+    extra = {key: value for key, value in turn.request.extra.items() if key not in TOOL_EXTENSIONS}
     turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None, extra=extra)
     turn.answer = turn.answer or why
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.controls.base import Control, Hooks
@@ -26,6 +25,7 @@ from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
 from harness.errors import ConfigError
+from wire.types import TOOL_EXTENSIONS, ModelCard
 
 CONTROLS: dict[str, type[Hooks]] = {
     control.name: control
@@ -78,34 +78,27 @@ def named(name: str) -> Profile:
     return PROFILES[name]
 
 
-def parameters_of(card: Mapping[str, Any]) -> int | None:
-    meta = card.get("meta")
-    count = meta.get("n_params") if isinstance(meta, Mapping) else None
-    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else None
+def parameters_of(card: ModelCard) -> int | None:
+    return card.meta.n_params if card.meta is not None else None
 
 
-def context_of(card: Mapping[str, Any] | None) -> int | None:
+def context_of(card: ModelCard | None) -> int | None:
     """The context window the server runs the model with, when its card says (this project's server does)."""
-    meta = card.get("meta") if card is not None else None
-    window = meta.get("context") if isinstance(meta, Mapping) else None
-    return window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
+    return card.meta.context if card is not None and card.meta is not None else None
 
 
-EXTENSION_FACTS = ("tool_parameters", "distinct_calls")  # request extensions a control is told the server takes
-SERVER_FACTS = ("context", *EXTENSION_FACTS)
+SERVER_FACTS = ("context", *TOOL_EXTENSIONS)  # a control is told the request extensions that name tools
 
 
-def facts_of(card: Mapping[str, Any] | None) -> dict[str, ControlParameter]:
+def facts_of(card: ModelCard | None) -> dict[str, ControlParameter]:
     """What a control may be told of the server, from the model's card: its context window (`context`), and
     whether it narrows calls by the `tool_parameters` field and ends a reply at a repeated call when told
     `distinct_calls` (this project's server lists its extensions)."""
-    meta = card.get("meta") if card is not None else None
-    extensions = meta.get("extensions") if isinstance(meta, Mapping) else None
     facts: dict[str, ControlParameter] = {}
     if (window := context_of(card)) is not None:
         facts["context"] = window
-    if isinstance(extensions, list):
-        facts |= {extension: True for extension in EXTENSION_FACTS if extension in extensions}
+    if card is not None and card.meta is not None:
+        facts |= {extension: True for extension in TOOL_EXTENSIONS if extension in card.meta.extensions}
     return facts
 
 
@@ -129,18 +122,18 @@ def needs_card(profile: Profile) -> bool:
     return takes and not any(key in SERVER_FACTS for s in profile.controls for key in s.params)
 
 
-def card_for(model: str, cards: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def card_for(model: str, cards: Sequence[ModelCard]) -> ModelCard | None:
     """The server's card for the model: the one with its id, or the only one."""
-    return next((c for c in cards if c.get("id") == model), cards[0] if len(cards) == 1 else None)
+    return next((c for c in cards if c.id == model), cards[0] if len(cards) == 1 else None)
 
 
-def fitted_profile(profile: Profile, model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
+def fitted_profile(profile: Profile, model: str, cards: Sequence[ModelCard] | None) -> Profile:
     """A profile named outright, its controls told the server's facts when its card says them."""
     card = card_for(model, cards) if cards else None
     return replace(profile, controls=fitted(profile.controls, facts_of(card)))
 
 
-def choose(model: str, cards: Sequence[Mapping[str, Any]] | None) -> Profile:
+def choose(model: str, cards: Sequence[ModelCard] | None) -> Profile:
     """`auto`: tiny or small for a model the server says is that small, none for any other (or when it says
     nothing)."""
     if cards is None:

@@ -23,11 +23,10 @@ from serve.llama.engine import Engine
 from serve.llama.modes import BatchInvariant, Mode, Throughput
 from serve.llama.probe import Invariance, remembered
 from serve.llama.scheduler import DECODE_ROWS, Scheduler, Ticket
-from wire.types import ChatCompletionRequest, ModelCard
+from wire.types import EXTENSIONS, CardMeta, ChatCompletionRequest, ModelCard
 
 FORCED_CALL_TOKENS = 1024  # what a forced call may take when the request names no max_tokens
 # request fields beyond OpenAI's
-EXTENSIONS = ("distinct_calls", "grammar", "ignore_eos", "tool_parameters", "tool_rendering")
 
 
 @dataclass(frozen=True)
@@ -103,16 +102,16 @@ class LlamaBackend:
         self.compiler.close()
 
     # --- what the server says about itself ------------------------------------------------------------
-    def meta(self) -> dict[str, Any]:
-        return {
-            "file": self.facts.file,
-            "size": self.facts.size,
-            "sha256": self.facts.sha256,
-            "quantisation": self.engine.quantisation,
-            "context": self.engine.context,
-            "n_params": self.engine.parameters,  # llama-server's name for it; clients size their controls by it
-            "extensions": list(EXTENSIONS),
-        }
+    def meta(self) -> CardMeta:
+        return CardMeta(
+            file=self.facts.file,
+            size=self.facts.size,
+            sha256=self.facts.sha256,
+            quantisation=self.engine.quantisation,
+            context=self.engine.context,
+            n_params=self.engine.parameters,  # llama-server's name for it; clients size their controls by it
+            extensions=list(EXTENSIONS),
+        )
 
     def model_cards(self) -> list[ModelCard]:
         return [ModelCard(id=self.facts.name, owned_by="llama.cpp", description=self.facts.file, meta=self.meta())]
@@ -129,7 +128,7 @@ class LlamaBackend:
             "model": self.facts.name,
             "loaded": True,
             "mode": self.mode.name,
-            **self.meta(),
+            **self.meta().model_dump(),
             "tool_call_dialect": self.facts.dialect,
             "threads": engine.threads,
             "parallel": self.options.parallel,

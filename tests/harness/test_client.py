@@ -178,7 +178,8 @@ async def test_the_model_list_is_asked_again_while_the_server_is_loading_and_non
             return answer
         return httpx.Response(200, json={"object": "list", "data": [card]})
 
-    assert await client(loading).models() == [card]
+    cards = await client(loading).models()
+    assert cards is not None and [(c.id, c.meta and c.meta.n_params) for c in cards] == [("m", 494_000_000)]
     assert await client(lambda request: httpx.Response(503)).models() is None
     assert await client(lambda request: httpx.Response(404, text="not here")).models() is None
     asked: list[str] = []
@@ -188,6 +189,28 @@ async def test_the_model_list_is_asked_again_while_the_server_is_loading_and_non
         raise httpx.ReadTimeout("no reply", request=request)
 
     assert await client(hangs).models() is None and len(asked) == 1  # a peer that hangs is not waited on again
+
+
+async def test_a_card_field_that_does_not_read_as_its_type_is_left_unsaid_and_the_card_kept() -> None:
+    """Cards come from any server: what one says wrongly is not taken as said (a size of `true` is no size),
+    and a card without an id is not a card."""
+    data = [
+        {"id": "a", "created": "yesterday", "meta": {"n_params": True, "context": "4096", "n_vocab": 151_936}},
+        {"id": "b", "meta": {"n_params": -5, "extensions": ["tool_parameters", "teleport", 7]}},
+        {"id": "c", "meta": "big"},
+        {"meta": {"n_params": 1}},
+        "d",
+    ]
+
+    def listing(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"object": "list", "data": data})
+
+    cards = await client(listing).models()
+    assert cards is not None and [c.id for c in cards] == ["a", "b", "c"]
+    a, b, c = (card.meta for card in cards)
+    assert a is not None and a.n_params is None and a.context is None and a.model_extra == {"n_vocab": 151_936}
+    assert b is not None and b.n_params is None and b.extensions == ["tool_parameters"]
+    assert c is None
 
 
 def sse(*events: object, comments: int = 0) -> bytes:

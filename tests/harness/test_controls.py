@@ -45,7 +45,7 @@ from harness.trace import MemoryTrace
 from serve.scripted.app import create_app
 from tests.harness.helpers import Recorder, calls
 from wire.digest import Finding, read
-from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
+from wire.types import AssistantMessage, Message, ModelCard, ToolDefinition, usage_of
 
 QUESTION = "Which probe value is right?"
 
@@ -273,23 +273,30 @@ def test_a_profile_builds_its_controls_and_refuses_unknown_ones() -> None:
         build(Profile("mine", (ControlSpec("look_first", {"turn": 1}),)))
 
 
+def qwen(**meta: object) -> ModelCard:
+    """A card as a server sends it, read as the client reads one."""
+    card = ModelCard.read({"id": "qwen", "meta": meta})
+    assert card is not None
+    return card
+
+
 def test_auto_takes_tiny_or_small_for_a_model_the_server_says_is_small_and_none_otherwise() -> None:
-    card = {"id": "qwen", "meta": {"n_params": 494_032_768}}
+    card = qwen(n_params=494_032_768)
     assert choose("qwen", [card]).name == "tiny" and "0.49B" in choose("qwen", [card]).why
     assert choose("other", [card]).name == "tiny"  # one card: a server of one model (llama-server's ids are paths)
-    assert choose("qwen", [{"id": "qwen", "meta": {"n_params": 1_543_714_304}}]).name == "small"
-    assert choose("qwen", [{"id": "qwen", "meta": {"n_params": 70_000_000_000}}]).name == "none"
-    assert choose("solve", [{"id": "solve"}, {"id": "plan"}]).name == "none"
+    assert choose("qwen", [qwen(n_params=1_543_714_304)]).name == "small"
+    assert choose("qwen", [qwen(n_params=70_000_000_000)]).name == "none"
+    assert choose("solve", [ModelCard(id="solve"), ModelCard(id="plan")]).name == "none"
     assert choose("qwen", None).why == "auto: the server's model list could not be read"
 
 
 def test_small_named_outright_is_told_the_window_as_auto_is() -> None:
-    card = {"id": "qwen", "meta": {"n_params": 494_032_768, "context": 4096}}
+    card = qwen(n_params=494_032_768, context=4096)
     told = fitted_profile(SMALL, "qwen", [card])
     windows = {s.name: s.params.get("context") for s in told.controls}
     assert windows["fit_context"] == windows["digest_answers"] == 4096 and windows["look_first"] is None
     assert needs_card(SMALL) and not needs_card(told) and not needs_card(choose("qwen", [card]))
-    assert fitted_profile(SMALL, "qwen", [{"id": "qwen"}]) == SMALL  # a server that does not say
+    assert fitted_profile(SMALL, "qwen", [ModelCard(id="qwen")]) == SMALL  # a server that does not say
 
 
 def read_enum(request: ModelRequest) -> list[str]:
@@ -389,7 +396,7 @@ async def test_under_the_small_profile_the_tools_sent_stay_the_same_until_the_an
         calls(("d", "read_file", {"path": "access.log"})),
         "errors.log mentions it.",
     )
-    card = {"id": "qwen", "meta": {"n_params": 494_032_768, "extensions": ["tool_parameters"]}}
+    card = qwen(n_params=494_032_768, extensions=["tool_parameters"])
     controls = build(choose("qwen", [card]))
     result = await run(
         new_run(QUESTION), Registry([ListFiles(space), ReadFile(space)]), RunOptions(model, controls=controls)
@@ -406,7 +413,7 @@ async def test_parallel_calls_asks_a_server_that_can_to_end_a_reply_at_a_repeate
     model, seen = answering(calls(("a", "read_file", {"path": "notes.txt"})), "Done.")
     await run(new_run(QUESTION), tools, RunOptions(model, controls=[ParallelCalls(distinct_calls=True)]))
     assert seen[0].extra["distinct_calls"] == ["list_files", "read_file"]  # a write repeated may be meant
-    card = {"id": "qwen", "meta": {"n_params": 494_032_768, "extensions": ["distinct_calls"]}}
+    card = qwen(n_params=494_032_768, extensions=["distinct_calls"])
     told = {s.name: s.params for s in fitted_profile(SMALL, "qwen", [card]).controls}
     assert told["parallel_calls"] == {"distinct_calls": True} and "distinct_calls" not in told["unread_paths"]
 
