@@ -17,6 +17,7 @@ import numpy as np
 from models.registry import QWEN_CODER_05, model_spec
 from models.weights import locate
 from serve.llama.engine import Engine, Row
+from serve.llama.kernels import repacking_fails
 
 CHUNK, REPEATS = 64, 12
 TEXT = "<|im_start|>user\nWhich file mentions a timeout? {}<|im_end|>\n<|im_start|>assistant\n"
@@ -84,10 +85,14 @@ def main(model_name: str | None = None) -> list[str]:
     spec = model_spec(model_name or QWEN_CODER_05.name)  # the model asked for, fetched if missing; never another
     gguf: Path = locate(spec)
     lines = [f"decode steps: {spec.name}, 2 threads, one token each of 1-4 sequences per call (ms, medians)"]
+    refused = repacking_fails(gguf, 2)
     for invariant in (True, False):
-        engine = Engine(gguf, context=2048, threads=2, sequences=4, batch_invariant=invariant)
+        repacked = not invariant and refused is None
+        engine = Engine(gguf, context=2048, threads=2, sequences=4, batch_invariant=invariant, repacked=repacked)
         try:
             label = "ours (batch invariant)" if invariant else "llama-server's setup"
+            if not invariant and refused is not None:
+                label, lines = "plain weights, fa auto", [*lines, f"  repacked weights are off: {refused}"]
             for words, length in ((20, "short"), (180, "long")):
                 costs = step_costs(engine, words)
                 cells = "  ".join(f"{rows}: {cost:5.1f}" for rows, cost in enumerate(costs[:4], 1))

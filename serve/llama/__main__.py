@@ -27,6 +27,7 @@ from serve.errors import EngineError
 from serve.llama.app import create_app
 from serve.llama.backend import LlamaBackend, ModelFacts, Options
 from serve.llama.engine import Engine
+from serve.llama.kernels import repacking_fails
 
 MAX_SEQUENCES = 32
 CHUNK, BATCH = 64, 512  # the batch-invariant prompt chunk; the most rows one llama_decode call takes
@@ -93,13 +94,28 @@ def sequences(gguf: Path, args: argparse.Namespace) -> int:
     return int(max(args.parallel, min(MAX_SEQUENCES, int(fits))))
 
 
+def fast_weights(gguf: Path, threads: int) -> bool:
+    """The throughput mode's repacked weights, where a check in a child process found they run."""
+    why = repacking_fails(gguf, threads)
+    if why is not None:
+        print(f"repacked weights are off: {why}; serving with plain weights", file=sys.stderr, flush=True)
+    return why is None
+
+
 def load(args: argparse.Namespace) -> LlamaBackend:
     name, spec = choose(args)
     gguf = locate(spec, args.gguf) if spec is not None else locate(model_spec("smollm2-135m-instruct"), args.gguf)
     count = args.parallel if args.no_prompt_cache else sequences(gguf, args)
     print(f"loading {name} from {gguf} ({count} sequences of {args.ctx} tokens)", file=sys.stderr, flush=True)
+    repacked = args.throughput and fast_weights(gguf, args.threads)
     engine = Engine(
-        gguf, context=args.ctx, threads=args.threads, sequences=count, batch=BATCH, batch_invariant=not args.throughput
+        gguf,
+        context=args.ctx,
+        threads=args.threads,
+        sequences=count,
+        batch=BATCH,
+        batch_invariant=not args.throughput,
+        repacked=repacked,
     )
     facts = ModelFacts(name, str(gguf), gguf.stat().st_size, file_sha256(gguf, "hashing the model file"))
     chunk = args.chunk or (BATCH if args.throughput else CHUNK)

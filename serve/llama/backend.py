@@ -131,6 +131,7 @@ class LlamaBackend:
             **self.meta().model_dump(),
             "tool_call_dialect": self.facts.dialect,
             "threads": engine.threads,
+            "repacked_weights": engine.repacked,
             "parallel": self.options.parallel,
             "sequences": engine.sequences,
             "prompt_cache": self.scheduler.slots.stats()

@@ -81,15 +81,18 @@ class Engine:
         sequences: int = 4,
         batch: int = 512,
         batch_invariant: bool = True,
+        repacked: bool = False,
     ) -> None:
         quiet_logs()
         llama_cpp.llama_backend_init()
         model_params = llama_cpp.llama_model_default_params()
         # Repacked weights (llama.cpp's default) use a gemm kernel from two rows on and gemv for one, so the
         # same request decoded beside another would get different logits; plain weights keep replies batch
-        # invariant. Flash attention is off for the same reason. `batch_invariant=False` is llama-server's
-        # setup, kept so the benchmarks can show what invariance costs.
-        model_params.use_extra_bufts = not batch_invariant
+        # invariant. Flash attention is off for the same reason. `batch_invariant=False` with `repacked` is
+        # llama-server's setup (repacked only where kernels.py found they run), for the throughput mode.
+        if repacked and batch_invariant:
+            raise EngineError("repacked weights are not batch invariant")
+        model_params.use_extra_bufts = repacked
         self.model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), model_params)
         if not self.model:
             raise EngineError(f"llama.cpp could not load {gguf} (not a GGUF, or a model this llama.cpp cannot run)")
@@ -104,6 +107,7 @@ class Engine:
             llama_cpp.llama_model_free(self.model)
             raise EngineError(f"llama.cpp could not make a context of {sequences} x {context} tokens for {gguf}")
         self.gguf, self.threads, self.batch_size, self.sequences = gguf, threads, batch, sequences
+        self.repacked = repacked
         self.context = int(llama_cpp.llama_n_ctx_seq(self.ctx))
         self.vocab = llama_cpp.llama_model_get_vocab(self.model)
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from openai import AsyncOpenAI, OpenAI
 
 from models.registry import SMOLLM2
+from models.weights import locate
+from serve.llama.kernels import repacking_fails
 from tests.conftest import Server, default_files, llama_threads
 from tests.harness.cli_support import harness_process
 from tests.serve.invariance import same_numbers_everywhere
@@ -71,7 +73,7 @@ def test_a_reply_has_usage_timings_and_the_loaded_files_facts(llama: Server, cli
     health = httpx.get(f"{llama.url}/healthz").json()
     assert health["quantisation"] == "Q4_1" and health["sha256"] == SMOLLM2.file.sha256
     assert health["size"] == SMOLLM2.file.size and health["context"] == 1024 and health["parallel"] == 4
-    assert health["mode"] == "batch-invariant"
+    assert health["mode"] == "batch-invariant" and health["repacked_weights"] is False
     card = client.models.retrieve(MODEL)
     assert card.id == MODEL and (card.model_extra or {})["meta"]["sha256"] == SMOLLM2.file.sha256
 
@@ -102,7 +104,9 @@ async def test_throughput_mode_serves_together_and_reuses_every_cell_of_the_last
     server = Server("serve.llama", "--model", MODEL, "--threads", llama_threads(), "--ctx", "1024", "--throughput",
                     "--quiet")  # fmt: skip
     try:
-        assert httpx.get(f"{server.url}/healthz").json()["mode"] == "throughput"
+        health = httpx.get(f"{server.url}/healthz").json()
+        assert health["mode"] == "throughput"  # repacked weights wherever a check finds they run
+        assert health["repacked_weights"] == (repacking_fails(locate(SMOLLM2), int(llama_threads())) is None)
         messages: Any = [{"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": "One word on logs."}]
         first = ask(server, messages)
         messages += [first["choices"][0]["message"], {"role": "user", "content": "And one word on files."}]
