@@ -28,6 +28,7 @@ from evals.suite import DEFAULT_SUITE, load_suite
 from harness.client import tls
 from models.registry import QWEN_CODER_05, ModelSpec, model_spec
 from models.weights import locate
+from serve.llama.kernels import repacking_fails
 
 THREADS, CTX, PARALLEL, REPEATS = 2, 4096, 4, 5
 DRAFT = 3  # guessed tokens per check: a 4-row call, the cheapest multi-row call per row measured here
@@ -74,6 +75,8 @@ class LlamaServer:
             binary, "-m", str(gguf), "--host", "127.0.0.1", "--port", str(self.port), "-t", str(THREADS),
             "-tb", str(THREADS), "-c", str(CTX * PARALLEL), "-np", str(PARALLEL), "--jinja", "--no-webui",
         ]  # fmt: skip
+        if repacking_fails(gguf, THREADS) is not None:  # where repacked weights crash, the peer goes without too
+            self.command.append("--no-repack")
         self.process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Peer:
