@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
@@ -16,14 +17,14 @@ from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
 from harness.policy import ToolErrorPolicy
-from harness.protocols import ModelReply
+from harness.protocols import ModelReply, ModelRequest
 from harness.state import RunState, new_run, pending, state_from
 from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
 from harness.tools.workspace import Workspace
 from harness.trace import MemoryTrace
 from tests.harness.helpers import PLAIN, Recorder, calls, script, scripted, tool_messages
-from wire.types import usage_of
+from wire.types import Message, ToolDefinition, usage_of
 
 
 def state(prompt: str = "Which file mentions a timeout?", **limits: object) -> RunState:
@@ -348,7 +349,12 @@ async def test_tool_output_is_bounded_head_and_tail() -> None:
 
 async def test_trace_lines_carry_run_id_sequence_and_time_and_no_payload_unless_asked(workspace: Path) -> None:
     trace = MemoryTrace()
-    result = await run(state(), files(workspace), RunOptions(model=PLAN, trace=trace))
+
+    async def slow(messages: list[Message], tools: list[ToolDefinition]) -> ModelReply:
+        await asyncio.sleep(0.05)  # the turn's latency is the model's time, measured
+        return await PLAN.complete(ModelRequest(messages, tools))
+
+    result = await run(state(), files(workspace), RunOptions(model=FunctionModel(slow), trace=trace))
     assert all(e["run_id"] == result.run_id and isinstance(e["ts"], float) for e in trace.events)
     assert [e["seq"] for e in trace.events] == list(range(1, len(trace.events) + 1))
     turn = trace.of("turn")[0]
@@ -358,7 +364,7 @@ async def test_trace_lines_carry_run_id_sequence_and_time_and_no_payload_unless_
         110,
         "tool_calls",
     )
-    assert turn["cost_usd"] == pytest.approx(0.00032) and turn["latency_ms"] >= 0
+    assert turn["cost_usd"] == pytest.approx(0.00032) and 50 <= turn["latency_ms"] < 5_000
     assert all("args" not in e and "output" not in e for e in trace.events)
     stopped = trace.of("run_stopped")[0]
     assert (stopped["status"], stopped["turns"]) == ("completed", 3)
