@@ -120,13 +120,13 @@ def load(args: argparse.Namespace) -> LlamaBackend:
     facts = ModelFacts(name, str(gguf), gguf.stat().st_size, file_sha256(gguf, "hashing the model file"))
     chunk = args.chunk or (BATCH if args.throughput else CHUNK)
     options = Options(
-        args.parallel,
-        chunk,
-        not args.no_jump_forward,
-        not args.no_prompt_cache,
-        args.grammar_timeout,
-        args.throughput,
-        args.draft,
+        parallel=args.parallel,
+        chunk=chunk,
+        jump_forward=not args.no_jump_forward,
+        prompt_cache=not args.no_prompt_cache,
+        compile_timeout_s=args.grammar_timeout,
+        throughput=args.throughput,
+        draft=args.draft,
     )
     return LlamaBackend(engine, facts, options, say=lambda line: print(line, file=sys.stderr, flush=True))
 

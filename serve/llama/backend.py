@@ -29,7 +29,7 @@ FORCED_CALL_TOKENS = 1024  # what a forced call may take when the request names 
 # request fields beyond OpenAI's
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Options:
     parallel: int = 4
     chunk: int = 64
@@ -134,7 +134,7 @@ class LlamaBackend:
             "repacked_weights": engine.repacked,
             "parallel": self.options.parallel,
             "sequences": engine.sequences,
-            "prompt_cache": self.scheduler.slots.stats()
+            "prompt_cache": self.scheduler.cache.stats()
             | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk}
             | {"granularity": self.mode.granularity},
             **({"invariance": asdict(self.invariance)} if self.invariance is not None else {}),

@@ -34,7 +34,7 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 @dataclass
-class Slot:
+class CachedSequence:
     sequence: int
     tokens: list[int] = field(default_factory=list)  # what the cells hold, position by position
     exact: int = 0  # leading cells computed in aligned prompt calls: reusable bit for bit
@@ -42,7 +42,7 @@ class Slot:
     busy: bool = False
 
     def reusable(self, prompt: Sequence[int], granularity: int) -> int:
-        """How many leading prompt tokens this slot can serve, in multiples of `granularity`, leaving at least
+        """How many leading prompt tokens this sequence can serve, in multiples of `granularity`, leaving at least
         one token to evaluate."""
         shared = min(common_prefix(self.tokens, prompt), self.exact, len(prompt) - 1)
         return shared - shared % granularity
@@ -50,24 +50,24 @@ class Slot:
 
 @dataclass(frozen=True)
 class Placement:
-    slot: Slot
+    cached: CachedSequence
     reuse: int  # prompt tokens served from the cache
-    copy_from: Slot | None = None  # copy this slot's sequence into `slot` first
-    keep_in: Slot | None = None  # before that, keep what `slot` holds by copying it here
+    copy_from: CachedSequence | None = None  # copy this sequence's cells into `cached` first
+    keep_in: CachedSequence | None = None  # before that, keep what `cached` holds by copying it here
 
 
-class Slots:
+class PromptCache:
     def __init__(
         self, count: int, granularity: int, reuse: bool = True, working: int | None = None, whole: bool = False
     ) -> None:
-        self.slots = [Slot(i) for i in range(count)]
+        self.held = [CachedSequence(i) for i in range(count)]
         self.reuse, self.whole = reuse, whole
         self.granularity = 1 if whole else granularity
         self.working = min(count, working or count)
         self.clock = 0
 
-    def free(self) -> list[Slot]:
-        return [s for s in self.slots[: self.working] if not s.busy]
+    def free(self) -> list[CachedSequence]:
+        return [s for s in self.held[: self.working] if not s.busy]
 
     def plan(self, prompt: Sequence[int]) -> Placement | None:
         """Where to run a prompt, or None when every working sequence is busy."""
@@ -76,55 +76,55 @@ class Slots:
             return None
         if not self.reuse:
             return Placement(min(free, key=lambda s: s.used), 0)
-        reusable = {s.sequence: s.reusable(prompt, self.granularity) for s in self.slots}
+        reusable = {s.sequence: s.reusable(prompt, self.granularity) for s in self.held}
         reuse = max(reusable.values())
-        holders = [s for s in self.slots if reuse and reusable[s.sequence] == reuse]
+        holders = [s for s in self.held if reuse and reusable[s.sequence] == reuse]
         in_place = [s for s in holders if not s.busy and s.sequence < self.working]  # free ones, by identity
         if in_place:
-            slot = min(in_place, key=lambda s: s.exact)  # the one that loses least (its cells past `reuse` go)
+            cached = min(in_place, key=lambda s: s.exact)  # the one that loses least (its cells past `reuse` go)
             # a request that shares only a prefix (the system prompt and tools, say) cuts the conversation held
             # here: it is kept aside first, so the next request that shares more still finds it
-            return Placement(slot, reuse, None, self.keeper(slot, None) if slot.exact > reuse else None)
+            return Placement(cached, reuse, None, self.keeper(cached, None) if cached.exact > reuse else None)
         target = free[0]
         source = holders[0] if holders else None
         return Placement(target, reuse, source, self.keeper(target, source))
 
-    def keeper(self, target: Slot, source: Slot | None) -> Slot | None:
+    def keeper(self, target: CachedSequence, source: CachedSequence | None) -> CachedSequence | None:
         """Where the target's conversation goes: the least recently used idle sequence, if it is older."""
         if not target.exact:
             return None
-        idle = [s for s in self.slots if not s.busy and s is not target and s is not source]
+        idle = [s for s in self.held if not s.busy and s is not target and s is not source]
         # an empty sequence first (one that only keeps: working ones stay free for newcomers), else the LRU
         oldest = min(idle, key=lambda s: (1, s.used) if s.exact else (0, s.sequence < self.working), default=None)
         return oldest if oldest is not None and (not oldest.exact or oldest.used < target.used) else None
 
-    def take(self, plan: Placement) -> Slot:
+    def take(self, plan: Placement) -> CachedSequence:
         self.clock += 1
-        slot = plan.slot
+        cached = plan.cached
         if plan.keep_in is not None:
             keeper = plan.keep_in
-            keeper.tokens, keeper.exact, keeper.used = list(slot.tokens), slot.exact, slot.used
+            keeper.tokens, keeper.exact, keeper.used = list(cached.tokens), cached.exact, cached.used
         if plan.copy_from is not None:
-            slot.tokens, slot.exact = list(plan.copy_from.tokens), plan.copy_from.exact
-        del slot.tokens[plan.reuse :]
-        slot.exact = min(slot.exact, plan.reuse)
-        slot.busy, slot.used = True, self.clock
-        return slot
+            cached.tokens, cached.exact = list(plan.copy_from.tokens), plan.copy_from.exact
+        del cached.tokens[plan.reuse :]
+        cached.exact = min(cached.exact, plan.reuse)
+        cached.busy, cached.used = True, self.clock
+        return cached
 
-    def release(self, slot: Slot, prompt_length: int) -> None:
-        """The slot's request is over; its prompt's cells up to the last multiple of the granularity are exact,
+    def release(self, cached: CachedSequence, prompt_length: int) -> None:
+        """The request in it is over; its prompt's cells up to the last multiple of the granularity are exact,
         everything after them is not (in throughput mode every cell counts)."""
         aligned = prompt_length - prompt_length % self.granularity
-        slot.exact = len(slot.tokens) if self.whole else min(len(slot.tokens), aligned)
-        slot.busy = False
+        cached.exact = len(cached.tokens) if self.whole else min(len(cached.tokens), aligned)
+        cached.busy = False
 
-    def forget(self, slot: Slot) -> None:
+    def forget(self, cached: CachedSequence) -> None:
         """A sequence whose cells are no longer known (a request failed in it): nothing in it is reused."""
-        slot.tokens, slot.exact, slot.busy = [], 0, False
+        cached.tokens, cached.exact, cached.busy = [], 0, False
 
     def stats(self) -> dict[str, int]:
         return {
-            "sequences": len(self.slots),
-            "busy": sum(s.busy for s in self.slots),
-            "cached_tokens": sum(len(s.tokens) for s in self.slots),
+            "sequences": len(self.held),
+            "busy": sum(s.busy for s in self.held),
+            "cached_tokens": sum(len(s.tokens) for s in self.held),
         }

@@ -1,17 +1,25 @@
 """Continuous batching: up to `parallel` requests decode together, one llama_decode call per step.
 
-One thread owns the engine. Each step it admits waiting requests into free KV sequences and evaluates the
-next rows of every request, in one of two ways:
+One thread owns the engine. Each step it admits waiting requests into free KV sequences, evaluates the
+next rows of every live request, and closes every request that ended, in that order (llama.cpp's server
+walks its slots' states the same way in `update_slots`). Each request holds its phase (`Active`: reading,
+decoding, checking, done, failed), and `close` is the one place a request leaves. The calls are made in
+one of two ways:
 
-- batch invariant (the default): the next aligned call (at most a chunk) of the oldest request still
-  reading its prompt (so a newcomer's prefill never stalls the others for long), each jump-forward run in
-  a call of its own, and one token of every other decoding request in shared calls of at most the
-  measured `decode_rows` rows. Calls never mix prompt rows with decode rows: a request's greedy reply is
-  then the same alone or beside others, and the same whether its prefix came from the cache or not (see
-  modes.py for the call plan and probe.py for what is measured).
+- batch invariant (the default): the next aligned call (at most a chunk) of one request still reading
+  its prompt, each jump-forward run in a call of its own, and one token of every other decoding request in
+  shared calls of at most the measured `decode_rows` rows. Calls never mix prompt rows with decode rows: a
+  request's greedy reply is then the same alone or beside others, and the same whether its prefix came
+  from the cache or not (see modes.py for the call plan and probe.py for what is measured).
 - throughput: every decoding request's rows and as much prompt as the call has room for, in one call, as
   llama-server does; with llama.cpp's fastest kernels (see the engine) a reply may then depend on what else
   was running.
+
+Reading is shared fairly. Of the requests reading their prompts, the one that has had the least reading
+time goes next (in throughput mode, first into the call's room), so a short prompt that arrives behind
+long ones is read at once rather than after them. And in the batch-invariant mode, while some requests
+decode, prompt calls get no more time than decode calls (`Share`): a prompt call waits while reading is
+ahead, so a decoding request keeps about half its pace or more whatever is being read.
 
 A failure is the failing request's alone: whatever goes wrong while one request is admitted, read,
 decoded or finished (in llama.cpp, in its grammar, in its sampling, or in delivering its events), that
@@ -28,7 +36,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -40,7 +48,7 @@ from serve.llama.decoding import Decoder, Settings
 from serve.llama.drafting import lookup
 from serve.llama.engine import Row
 from serve.llama.modes import BatchInvariant, Mode, Throughput
-from serve.llama.slots import Slot, Slots
+from serve.llama.prompt_cache import CachedSequence, PromptCache
 from wire.types import Timings, usage_of
 
 log = logging.getLogger(__name__)
@@ -84,13 +92,29 @@ class Ticket:
         self.cancelled.set()
 
 
+Phase = Literal["reading", "decoding", "checking", "done", "failed"]
+LIVE: tuple[Phase, ...] = ("reading", "decoding", "checking")
+
+
 @dataclass
 class Active:
+    """A request that holds a KV sequence, in one phase at a time:
+
+    - reading: its prompt is being read (`position` is short of the prompt's end);
+    - decoding: it has chosen its next tokens (`pending`: one, or a jump-forward run) for the next call;
+    - checking: this step checks drafted `guesses` after its pending token, in a call of its own;
+    - done: its decoder has finished (stop, length, cancelled); the step's last pass sends the reply;
+    - failed: something went wrong for it alone (`error`); the step's last pass sends the error.
+
+    Only `Scheduler.close` takes a request out of the scheduler, once, at the end of a step."""
+
     ticket: Ticket
     decoder: Decoder
-    slot: Slot
+    cached: CachedSequence  # the KV sequence it runs in
     reuse: int
     position: int  # the next cell of the sequence to write
+    phase: Phase = "reading"
+    error: BaseException | None = None
     pending: list[int] = field(default_factory=list)  # tokens chosen but not yet evaluated
     guesses: list[int] = field(default_factory=list)  # drafted tokens to check after the pending one
     drafted: int = 0
@@ -101,8 +125,28 @@ class Active:
     first_token_at: float | None = None
 
     @property
-    def prefilling(self) -> bool:
-        return self.position < len(self.ticket.prompt)
+    def live(self) -> bool:
+        return self.phase in LIVE
+
+    def chose(self, tokens: list[int]) -> None:
+        """The decoder's choice after a row's logits: the next tokens to evaluate, or the end of the reply."""
+        self.pending = tokens
+        self.phase = "done" if self.decoder.finish is not None else "decoding"
+
+    def failed(self, exc: BaseException) -> None:
+        if self.live or self.phase == "done":
+            self.phase, self.error = "failed", exc
+
+
+@dataclass
+class Share:
+    """Seconds spent reading prompts and decoding since both kinds of work began to wait together."""
+
+    prompt_s: float = 0.0
+    decode_s: float = 0.0
+
+    def reading_turn(self) -> bool:
+        return self.prompt_s <= self.decode_s
 
 
 class Scheduler:
@@ -117,11 +161,12 @@ class Scheduler:
         draft: int = 0,
         stack_bytes: int = 0,
         stall_s: float = STALL_S,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.engine, self.make_decoder = engine, make_decoder
         self.parallel, self.mode = parallel, mode
         self.draft = draft  # tokens guessed by prompt lookup per check (0: no drafting)
-        self.slots = Slots(
+        self.cache = PromptCache(
             engine.sequences, mode.granularity, reuse=prompt_cache, working=parallel, whole=mode.keeps_reply_cells
         )
         self.waiting: deque[Ticket] = deque()
@@ -132,6 +177,7 @@ class Scheduler:
         self.thread: threading.Thread | None = None
         self.steps = self.decode_calls = self.failures = 0
         self.progress_at = time.monotonic()
+        self.clock, self.share = clock, Share()
 
     def start(self) -> None:
         self.thread = start_thread(self.loop, "llama-scheduler", self.stack_bytes)
@@ -181,76 +227,114 @@ class Scheduler:
                 self.fail_all(EngineError(f"internal error in the scheduler: {type(exc).__name__}: {exc}"))
 
     def fail_all(self, error: EngineError) -> None:
-        for active in list(self.active):
-            self.fail(active, error)
+        for active in self.active:
+            active.failed(error)
+        self.close_ended()
         with self.wakeup:
             waiting, self.waiting = list(self.waiting), deque()
         for ticket in waiting:
             deliver(ticket, error)
 
     def step(self) -> None:
+        """Admit, evaluate every live request's next rows, and close every request that ended."""
         self.steps += 1
         self.drop_cancelled()
         self.admit()
-        drafted = self.drafted()
-        for group in self.shared_calls() if isinstance(self.mode, Throughput) else self.invariant_calls(self.mode):
-            self.guarded(group, self.evaluate)
-        for active in drafted:
-            self.guarded([active], self.verify)
+        self.run_calls()
+        self.close_ended()
+
+    def run_calls(self) -> None:
+        checks = self.drafted()
+        if isinstance(self.mode, Throughput):
+            for group in self.shared_calls():
+                self.guarded(group, self.evaluate)
+            for active in checks:
+                self.guarded([active], self.verify)
+            return
+        reader, groups = self.next_reader(), self.invariant_calls(self.mode)
+        if reader is None or not (groups or checks):
+            self.share = Share()  # nothing to share: the next contention starts even
+        if reader is not None and (not (groups or checks) or self.share.reading_turn()):
+            self.share.prompt_s += self.timed([reader], self.evaluate)
+        for group in groups:
+            self.share.decode_s += self.timed(group, self.evaluate)
+        for active in checks:
+            self.share.decode_s += self.timed([active], self.verify)
+
+    def timed(self, group: list[Active], work: Callable[[list[Active]], None]) -> float:
+        began = self.clock()
+        self.guarded(group, work)
+        return self.clock() - began
+
+    def next_reader(self) -> Active | None:
+        """The request reading its prompt that has had the least reading time (the oldest of equals)."""
+        return min(self.in_phase("reading"), key=lambda a: a.prompt_ms, default=None)
+
+    def in_phase(self, phase: Phase) -> list[Active]:
+        return [a for a in self.active if a.phase == phase]
 
     def drafted(self) -> list[Active]:
         """The decoding requests with a guess to check this step (each then gets a call of its own)."""
         if not self.draft:
             return []
         found = []
-        for active in (a for a in self.active if not a.prefilling and len(a.pending) == 1):
-            decoder = active.decoder
-            room = min(
-                self.draft,
-                decoder.settings.max_tokens - len(decoder.tokens),
-                self.engine.context - active.position - 1,
-                self.engine.batch_size - 1,
-            )
-            active.guesses = lookup([*active.ticket.prompt, *decoder.tokens], room)
-            if active.guesses:
+        for active in (a for a in self.in_phase("decoding") if len(a.pending) == 1):
+            guesses = lookup([*active.ticket.prompt, *active.decoder.tokens], self.guess_room(active))
+            if guesses:
+                active.guesses, active.phase = guesses, "checking"
                 found.append(active)
         return found
 
+    def guess_room(self, active: Active) -> int:
+        decoder = active.decoder
+        return min(
+            self.draft,
+            decoder.settings.max_tokens - len(decoder.tokens),
+            self.engine.context - active.position - 1,
+            self.engine.batch_size - 1,
+        )
+
+    def decoding(self) -> list[Active]:
+        """The decoding requests whose pending tokens fit the context; one that would not fit ends at length."""
+        fits = []
+        for active in self.in_phase("decoding"):
+            if active.position + len(active.pending) > self.engine.context:
+                active.decoder.finish, active.phase = "length", "done"
+            else:
+                fits.append(active)
+        return fits
+
     def invariant_calls(self, mode: BatchInvariant) -> list[list[Active]]:
-        """The next aligned prompt call of the oldest request still reading, each jump-forward run alone, and
-        single tokens in calls of at most the mode's decode rows: a row's numbers depend on its own sequence only."""
-        reading = [a for a in self.active if a.prefilling][:1]
-        decoding = [a for a in self.active if not a.prefilling and a.pending and not a.guesses]
+        """Each jump-forward run alone, and single tokens in calls of at most the mode's decode rows: a row's
+        numbers depend on its own sequence only (the prompt call is `next_reader`'s)."""
+        decoding = self.decoding()
         runs = [[a] for a in decoding if len(a.pending) > 1]
         # In sequence order: llama.cpp splits a batch whose sequences come out of order into several ubatches
         # (one pass over the weights each), which made a 4-row step cost 75-95 ms instead of 55 here.
-        singles = sorted((a for a in decoding if len(a.pending) == 1), key=lambda a: a.slot.sequence)
+        singles = sorted((a for a in decoding if len(a.pending) == 1), key=lambda a: a.cached.sequence)
         size = min(mode.decode_rows, self.engine.batch_size)
         batches = [singles[first : first + size] for first in range(0, len(singles), size)]
-        return [reading] * bool(reading) + runs + batches
+        return runs + batches
 
     def shared_calls(self) -> list[list[Active]]:
-        """Throughput: every decoding request's rows and, oldest first, as much prompt as the call has room for
-        (`evaluate` gives a reader past the room no rows), in one call (llama-server's way); a run too long to
-        share the call gets calls of its own."""
-        decoding = sorted(
-            (a for a in self.active if not a.prefilling and a.pending and not a.guesses), key=lambda a: a.slot.sequence
-        )
+        """Throughput: every decoding request's rows and, fairest first, as much prompt as the call has room
+        for (`evaluate` gives a reader past the room no rows), in one call (llama-server's way); a run too
+        long to share the call gets calls of its own."""
         shared: list[Active] = []
         alone: list[list[Active]] = []
         rows = 0
-        for active in decoding:
+        for active in sorted(self.decoding(), key=lambda a: a.cached.sequence):
             if rows + len(active.pending) <= self.engine.batch_size:
                 shared.append(active)
                 rows += len(active.pending)
             else:
                 alone.append([active])
-        shared += [a for a in self.active if a.prefilling]
+        shared += sorted(self.in_phase("reading"), key=lambda a: a.prompt_ms)  # least read first, then oldest
         return ([shared] if shared else []) + alone
 
     def prompt_room(self, group: Sequence[Active]) -> int:
         """How many prompt rows a call may add to the decode rows of this group."""
-        decode_rows = sum(len(a.pending) for a in group if not a.prefilling)
+        decode_rows = sum(len(a.pending) for a in group if a.phase != "reading")
         return min(self.mode.chunk, self.engine.batch_size - decode_rows)
 
     def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
@@ -260,41 +344,43 @@ class Scheduler:
             work(group)
         except Exception as exc:
             if len(group) == 1:
-                self.fail(group[0], exc)
+                group[0].failed(exc)
                 return
             for active in group:
-                self.engine.keep(active.slot.sequence, active.position)
+                self.engine.keep(active.cached.sequence, active.position)
             for active in group:
-                if active in self.active:
+                if active.live:
                     self.guarded([active], work)
 
     def admit(self) -> None:
         while self.waiting and len(self.active) < self.parallel:
             with self.wakeup:
                 ticket = self.waiting[0]
-                plan = self.slots.plan(ticket.prompt)
+                plan = self.cache.plan(ticket.prompt)
                 if plan is None:
                     return
                 self.waiting.popleft()
             try:
+                if not ticket.prompt:
+                    raise EngineError("a request has an empty prompt")
                 decoder = self.make_decoder(ticket.settings)  # before any sequence is touched
             except Exception as exc:
                 self.refuse(ticket, exc)
                 continue
             began = time.perf_counter()
-            slot = self.slots.take(plan)
-            active = Active(ticket, decoder, slot, plan.reuse, plan.reuse)
+            cached = self.cache.take(plan)
+            active = Active(ticket, decoder, cached, plan.reuse, plan.reuse)
             self.active.append(active)
             try:
                 if plan.keep_in is not None:
-                    self.engine.copy(slot.sequence, plan.keep_in.sequence)
+                    self.engine.copy(cached.sequence, plan.keep_in.sequence)
                 if plan.copy_from is not None:
-                    self.engine.copy(plan.copy_from.sequence, slot.sequence)
-                self.engine.keep(slot.sequence, plan.reuse)
+                    self.engine.copy(plan.copy_from.sequence, cached.sequence)
+                self.engine.keep(cached.sequence, plan.reuse)
             except Exception as exc:
                 if plan.keep_in is not None:
-                    self.slots.forget(plan.keep_in)  # its copy may be partial
-                self.fail(active, exc)
+                    self.cache.forget(plan.keep_in)  # its copy may be partial
+                active.failed(exc)
                 continue
             active.cache_ms = (time.perf_counter() - began) * 1000
             self.progress_at = time.monotonic()
@@ -303,9 +389,9 @@ class Scheduler:
         with self.wakeup:
             for ticket in [t for t in self.waiting if t.cancelled.is_set()]:
                 self.waiting.remove(ticket)  # it left while queued: no prefill for nobody
-        for active in [a for a in self.active if a.ticket.cancelled.is_set()]:
-            active.decoder.finish = "cancelled"
-            self.end(active)
+        for active in self.active:
+            if active.live and active.ticket.cancelled.is_set():
+                active.decoder.finish, active.phase = "cancelled", "done"
 
     # --- evaluation ----------------------------------------------------------------------------------
     def evaluate(self, group: list[Active]) -> None:
@@ -317,44 +403,38 @@ class Scheduler:
         room = self.prompt_room(group)
         for active in group:
             tokens, wanted = self.next_rows(active, room)
-            start, sequence = active.position, active.slot.sequence
-            room -= len(tokens) if active.prefilling else 0
+            start, sequence = active.position, active.cached.sequence
+            room -= len(tokens) if active.phase == "reading" else 0
             rows += [Row(t, start + i, sequence, logits=start + i == wanted) for i, t in enumerate(tokens)]
             if tokens:
                 parts.append((active, tokens, len(rows) - 1 if start + len(tokens) - 1 == wanted else None))
         offset, spent = 0, 0.0
         if rows:
-            began = time.perf_counter()
+            began = self.clock()
             offset = self.call(rows)
-            spent = (time.perf_counter() - began) * 1000
+            spent = (self.clock() - began) * 1000
         for active, tokens, index in parts:
-            reading = active.prefilling
-            active.slot.tokens.extend(tokens)
+            active.cached.tokens.extend(tokens)
             active.position += len(tokens)
-            if reading:
+            if active.phase == "reading":
                 active.prompt_ms += spent
-                active.first_token_at = None if active.prefilling else time.perf_counter()
+                read = active.position >= len(active.ticket.prompt)
+                active.first_token_at = time.perf_counter() if read else None
             if index is not None:
                 self.alone(active, self.choose, index - offset)
-        for active in group:
-            if active.decoder.finish is not None and active in self.active:
-                self.end(active)
 
     def next_rows(self, active: Active, room: int) -> tuple[list[int], int]:
         """The tokens this call evaluates for a request, and the position whose logits it needs."""
         start, prompt = active.position, active.ticket.prompt
-        if active.prefilling:
+        if active.phase == "reading":
             return prompt[start : self.mode.prompt_end(start, len(prompt), room)], len(prompt) - 1
-        if start + len(active.pending) > self.engine.context:
-            active.decoder.finish = "length"
-            return [], -1
         return active.pending, start + len(active.pending) - 1
 
     def alone(self, active: Active, work: Callable[[Active, int], None], row: int) -> None:
         try:
             work(active, row)
         except Exception as exc:
-            self.fail(active, exc)
+            active.failed(exc)
 
     def call(self, rows: list[Row]) -> int:
         """Evaluate rows in calls of at most the engine's batch (a long jump-forward run takes several); returns
@@ -371,27 +451,23 @@ class Scheduler:
         the first it would not, are kept (their cells too), and the rest of their cells are dropped."""
         active = group[0]
         guesses, active.guesses = active.guesses, []
-        tokens, start, sequence = [*active.pending, *guesses], active.position, active.slot.sequence
+        tokens, start, sequence = [*active.pending, *guesses], active.position, active.cached.sequence
         self.call([Row(t, start + i, sequence, logits=True) for i, t in enumerate(tokens)])
-        kept = 0
+        kept, chosen = 0, active.pending
         for index in range(len(tokens)):
             kept = index + 1
             chosen = self.take(active, index)
             if index == len(guesses) or chosen != [guesses[index]]:
-                active.pending = chosen
                 break
-        active.slot.tokens.extend(tokens[:kept])
+        active.cached.tokens.extend(tokens[:kept])
         active.position = start + kept
         active.drafted += len(guesses)
         active.accepted += kept - 1
         self.engine.keep(sequence, active.position)
-        if active.decoder.finish is not None:
-            self.end(active)
+        active.chose(chosen)
 
     def choose(self, active: Active, row: int) -> None:
-        active.pending = self.take(active, row)
-        if active.decoder.finish is not None:
-            self.end(active)
+        active.chose(self.take(active, row))
 
     def take(self, active: Active, row: int) -> list[int]:
         """The request's next token from a row's logits, and what the grammar forces after it (none once the
@@ -405,13 +481,27 @@ class Scheduler:
         return [] if decoder.finish is not None else [token, *forced]
 
     # --- the end of a request --------------------------------------------------------------------------
-    def end(self, active: Active) -> None:
-        try:
-            self.finish(active)
-        except Exception as exc:
-            self.fail(active, exc)
+    def close_ended(self) -> None:
+        """The step's last pass: every request that is done or failed is closed, in the order it came."""
+        for active in [a for a in self.active if not a.live]:
+            self.close(active)
 
-    def finish(self, active: Active) -> None:
+    def close(self, active: Active) -> None:
+        """The one way out: a done request's reply is sent and its cells kept for reuse; a failed one (or one
+        whose reply cannot be made) gets its error, and its sequence is emptied and forgotten."""
+        if active.phase == "done":
+            try:
+                self.send_reply(active)
+            except Exception as exc:
+                active.failed(exc)
+        self.active.remove(active)
+        if active.phase == "done":
+            self.cache.release(active.cached, len(active.ticket.prompt))
+        else:
+            self.discard(active)
+        self.progress_at = time.monotonic()
+
+    def send_reply(self, active: Active) -> None:
         decoder, ticket = active.decoder, active.ticket
         message, finish, parsed = decoder.reply(ticket.prompt)
         text, logprobs = decoder.release(parsed)
@@ -438,28 +528,19 @@ class Scheduler:
         if ticket.on_finish is not None:
             ticket.on_finish(finished, parsed.malformed)
         deliver(ticket, finished)
-        self.retire(active)
 
-    def retire(self, active: Active) -> None:
-        if active in self.active:
-            self.active.remove(active)
-            self.slots.release(active.slot, len(active.ticket.prompt))
-        self.progress_at = time.monotonic()
-
-    def fail(self, active: Active, exc: BaseException) -> None:
-        """One request's failure: the error goes to it alone; its sequence is emptied, forgotten and freed."""
+    def discard(self, active: Active) -> None:
+        """A failed request: the error goes to it alone; its sequence is emptied, forgotten and freed."""
+        exc = active.error or EngineError("the request failed")
         self.failures += 1
         if not isinstance(exc, EngineError):
             log.error("a request failed in the scheduler", exc_info=exc)
         deliver(active.ticket, engine_error(exc))
-        if active in self.active:
-            self.active.remove(active)
-        self.slots.forget(active.slot)
+        self.cache.forget(active.cached)
         try:
-            self.engine.keep(active.slot.sequence, 0)
+            self.engine.keep(active.cached.sequence, 0)
         except Exception:  # the sequence is forgotten either way: nothing will reuse its cells
-            log.exception("emptying sequence %d failed", active.slot.sequence)
-        self.progress_at = time.monotonic()
+            log.exception("emptying sequence %d failed", active.cached.sequence)
 
     def refuse(self, ticket: Ticket, exc: BaseException) -> None:
         """A request that failed before it took a sequence."""

@@ -170,10 +170,15 @@ def serve_all(scheduler: Scheduler, prompts: list[list[int]]) -> list[Outcome]:
 
 
 def alone(prompt: list[int]) -> object:
+    return alone_message(prompt, max_tokens=8)
+
+
+def alone_message(prompt: list[int], max_tokens: int) -> object:
     scheduler = Scheduler(FakeEngine(), decoders(), parallel=4, mode=INVARIANT)
     scheduler.start()
     try:
-        outcome = submit(scheduler, prompt)
+        outcome = Outcome()
+        scheduler.submit(Ticket(prompt, Settings(max_tokens=max_tokens), outcome.sink))
         served(scheduler, [outcome])
         return outcome.message
     finally:
@@ -231,11 +236,11 @@ def run_with_culprit(
         assert [o.message for o in others] == expected
         if culprit_sink is None:
             served(scheduler, [culprit])
-        for _ in range(100):  # the culprit's slot is freed in the step that failed it
-            if scheduler.slots.stats()["busy"] == 0:
+        for _ in range(100):  # the culprit's sequence is freed in the step that failed it
+            if scheduler.cache.stats()["busy"] == 0:
                 break
             threading.Event().wait(0.01)
-        assert scheduler.slots.stats()["busy"] == 0 and not scheduler.active
+        assert scheduler.cache.stats()["busy"] == 0 and not scheduler.active
         assert scheduler.fault() is None
         again = submit(scheduler, PROMPTS[0])  # the server goes on, and gives the same reply
         served(scheduler, [again])
@@ -384,9 +389,9 @@ def test_drafted_guesses_the_model_confirms_are_kept_and_the_reply_is_the_one_wi
     drafted = sum(f.timings.draft_n or 0 for f in finished)
     accepted = sum(f.timings.draft_n_accepted or 0 for f in finished)
     assert 0 < accepted <= drafted
-    for slot in scheduler.slots.slots:  # every cell a rejected guess wrote is gone; the slot knows what is held
-        held = engine.cells.get(slot.sequence, {})
-        assert [held[p] for p in sorted(held)] == slot.tokens
+    for cached in scheduler.cache.held:  # every cell a rejected guess wrote is gone; the sequence knows what it holds
+        held = engine.cells.get(cached.sequence, {})
+        assert [held[p] for p in sorted(held)] == cached.tokens
 
 
 def test_health_says_not_ok_when_work_waits_and_nothing_moves() -> None:
@@ -408,3 +413,63 @@ def test_health_says_not_ok_when_work_waits_and_nothing_moves() -> None:
         stuck.set()
         scheduler.stop()
     assert scheduler.fault() == "the server is stopping"
+
+
+@dataclass
+class TimedEngine(FakeEngine):
+    """Each call costs time on a clock of its own: a part for the call and a part per row, as on a CPU."""
+
+    now: float = 0.0
+
+    def decode(self, rows: Sequence[Row]) -> None:
+        super().decode(rows)
+        self.now += CALL_COST + ROW_COST * len(rows)
+
+
+CALL_COST, ROW_COST = 1.0, 0.5
+LONG = [[*range(1, 61)], [*range(2, 62)]]  # 15 prompt calls each
+
+
+def stepped(throughput: bool) -> tuple[TimedEngine, Scheduler]:
+    engine = TimedEngine()
+    return engine, Scheduler(engine, decoders(), parallel=4, mode=mode(throughput), clock=lambda: engine.now)
+
+
+def step_until(scheduler: Scheduler, done: Callable[[], bool], most: int = 500) -> int:
+    for steps in range(1, most + 1):
+        scheduler.step()
+        if done():
+            return steps
+    raise AssertionError(f"not done in {most} steps")
+
+
+def test_a_short_prompt_behind_long_ones_is_read_at_once_and_every_reply_is_its_own(throughput: bool) -> None:
+    """Reading is shared: the request that has had the least reading time goes next, so a 3-token prompt that
+    arrives while two 60-token prompts are being read gets its first token within two steps, not after them."""
+    _, scheduler = stepped(throughput)
+    long = [submit(scheduler, prompt) for prompt in LONG]
+    for _ in range(3):
+        scheduler.step()
+    short = submit(scheduler, PROMPTS[1])
+    assert step_until(scheduler, lambda: bool(short.events)) <= 2
+    step_until(scheduler, lambda: all(o.done.is_set() for o in [*long, short]))
+    assert [o.message for o in [*long, short]] == [alone(prompt) for prompt in [*LONG, PROMPTS[1]]]
+
+
+def test_a_decoding_request_keeps_half_its_pace_while_long_prompts_are_read() -> None:
+    """Batch-invariant mode: while prompts are read beside a decoding request, prompt calls get no more time
+    than decode calls, so each of its tokens costs at most about twice what it costs alone."""
+    engine, scheduler = stepped(throughput=False)
+    decoding = Outcome()
+    scheduler.submit(Ticket(PROMPTS[3], Settings(max_tokens=200), decoding.sink))
+    step_until(scheduler, lambda: bool(decoding.events))  # its prompt read: it decodes from here on
+    readers = [submit(scheduler, prompt) for prompt in LONG]
+    began, tokens = engine.now, len(decoding.events)
+    step_until(scheduler, lambda: all(o.events for o in readers))
+    spent, made = engine.now - began, len(decoding.events) - tokens
+    alone_cost, prompt_call = CALL_COST + ROW_COST, CALL_COST + ROW_COST * CHUNK
+    assert made > 10 and spent <= 2 * alone_cost * made + prompt_call
+    step_until(scheduler, lambda: decoding.done.is_set())
+    scheduler.stop()
+    assert decoding.message == alone_message(PROMPTS[3], max_tokens=200)
+    assert [o.message for o in readers] == [alone(prompt) for prompt in LONG]
