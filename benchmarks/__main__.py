@@ -1,4 +1,4 @@
-"""python -m benchmarks [--only harness scripted engine steps serving forced] [--model NAME] [--out FILE]
+"""python -m benchmarks [--only harness scripted engine steps serving contention forced] [--model NAME] [--out FILE]
 
 With LLAMA_SERVER=/path/to/llama-server set, the serving section measures llama.cpp's own server in the
 same run (same GGUF, threads and slots, requests interleaved).
@@ -22,12 +22,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    every = ["harness", "scripted", "engine", "steps", "serving", "forced"]
+    every = ["harness", "scripted", "engine", "steps", "serving", "contention", "forced"]
     parser.add_argument("--only", nargs="+", choices=every, default=every)
     parser.add_argument(
         "--model",
         choices=["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"],
-        help="model for the engine, steps and serving sections (default: the 0.5B coder; forced: all three)",
+        help="model for the engine, steps, serving and contention sections (default: the 0.5B coder; forced: all 3)",
     )
     parser.add_argument("--out", help="also write the output to this file (make bench: docs/results/bench.md)")
     args = parser.parse_args(argv)
@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         "engine": lambda: llama_server.main(args.model),
         "steps": lambda: decode_steps.main(args.model),
         "serving": lambda: serving.main(args.model),
+        "contention": lambda: serving.contention_main(args.model),
         "forced": lambda: forced_calls.main([args.model] if args.model else None),
     }
     written = [results_header("python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]))]

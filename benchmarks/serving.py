@@ -9,6 +9,7 @@ the peer's figures are printed beside ours.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -335,3 +336,94 @@ def draft_counts(peer: Peer) -> tuple[float, ...]:
 def model_seconds(peer: Peer) -> tuple[float, ...]:
     """Seconds spent reading prompts and generating so far."""
     return metric_totals(peer, "prompt_seconds_total", "predicted_seconds_total")
+
+
+LONG_LINES = 180  # about 3,900 tokens a prompt: two fill most of two of the 4,096-token slots
+SHORT: dict[str, Any] = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 8}
+DECODING: dict[str, Any] = {
+    "messages": [{"role": "user", "content": "Count from 1 upwards, one number per line."}],
+    "max_tokens": 1536,
+    "ignore_eos": True,
+}
+
+
+def reading(tag: str) -> dict[str, Any]:
+    lines = "\n".join(f"{tag} {i}: worker {i % 17} finished batch {i * 7} in {i % 90} ms" for i in range(LONG_LINES))
+    return {"messages": [{"role": "user", "content": f"{lines}\nWhich worker was slowest?"}], "max_tokens": 4}
+
+
+async def streamed(http: httpx.AsyncClient, peer: Peer, body: dict[str, Any], times: list[float]) -> str:
+    """The reply's text; `times` gets the arrival time of each piece of it."""
+    parts: list[str] = []
+    request = {"model": peer.model, "temperature": 0, "stream": True, **body}
+    async with http.stream("POST", f"{peer.base_url}/chat/completions", json=request) as response:
+        if response.status_code != 200:
+            raise ServerFailed(f"{peer.name} answered {response.status_code}: {(await response.aread())[:300]!r}")
+        async for line in response.aiter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            for choice in json.loads(line[6:]).get("choices") or []:
+                if piece := (choice.get("delta") or {}).get("content"):
+                    times.append(time.perf_counter())
+                    parts.append(piece)
+    return "".join(parts)
+
+
+async def first_piece(http: httpx.AsyncClient, peer: Peer, body: dict[str, Any]) -> tuple[float, str]:
+    times: list[float] = []
+    began = time.perf_counter()
+    text = await streamed(http, peer, body, times)
+    return (times[0] - began if times else float("nan")), text
+
+
+async def contended(peer: Peer) -> dict[str, float | bool]:
+    """A short request's first piece and a decoding request's pace, alone and while two long prompts are
+    read; and whether every reply is the one it gets alone."""
+    long = [reading("job"), reading("task")]
+    async with httpx.AsyncClient(timeout=900) as http:
+        await first_piece(http, peer, SHORT)  # its prompt is then cached, as it is when asked again below
+        short_alone, short_text = await first_piece(http, peer, SHORT)
+        alone_times: list[float] = []
+        decoded = await streamed(http, peer, {**DECODING, "max_tokens": 128}, alone_times)
+        pace_alone = (len(alone_times) - 1) / (alone_times[-1] - alone_times[0])
+        times: list[float] = []
+        decoding = asyncio.create_task(streamed(http, peer, DECODING, times))
+        while len(times) < 8:
+            await asyncio.sleep(0.05)
+        sent = time.perf_counter()
+        readers = [asyncio.create_task(streamed(http, peer, body, [])) for body in long]
+        await asyncio.sleep(0.5)  # the long prompts are being read
+        short_together, short_again = await first_piece(http, peer, SHORT)
+        read_together = await asyncio.gather(*readers)
+        done = time.perf_counter()
+        decoded_together = await decoding
+        read_alone = [await streamed(http, peer, body, []) for body in long]  # after: the cache helps these only
+    end = min(done, times[-1])
+    pace_together = sum(sent <= t <= end for t in times) / max(end - sent, 1e-9)
+    after = [t for t in times if t > done + 0.5]  # the same reply, alone again, further on
+    if len(after) > 32:
+        pace_alone = (len(after) - 1) / (after[-1] - after[0])
+    same = short_again == short_text and read_together == read_alone and decoded_together.startswith(decoded)
+    return {"first": short_together / short_alone, "pace": pace_together / pace_alone, "same": same}
+
+
+def contention_main(model_name: str | None = None) -> list[str]:
+    spec = model_spec(model_name or QWEN_CODER_05.name)
+    gguf = locate(spec)
+    with peers(spec, gguf) as found:
+        return contention([found[name] for name in ("ours", "ours, throughput", "llama-server") if name in found])
+
+
+def contention(sides: list[Peer]) -> list[str]:
+    lines = [
+        f"two ~3,900-token prompts read while a request decodes and a short one arrives (ratios to each alone;"
+        f" {LONG_LINES} log lines each)"
+    ]
+    for side in sides:
+        found = asyncio.run(contended(side))
+        same = "every reply the one it gets alone" if found["same"] else "some replies differ from alone"
+        lines.append(
+            f"  {side.name:<14} short request's first token {found['first']:5.2f}x its time alone;"
+            f" decoding pace {found['pace']:4.2f}x alone; {same}"
+        )
+    return lines
