@@ -420,7 +420,11 @@ def contention(sides: list[Peer]) -> list[str]:
         f" {LONG_LINES} log lines each)"
     ]
     for side in sides:
-        found = asyncio.run(contended(side))
+        try:
+            found = asyncio.run(contended(side))
+        except (httpx.HTTPError, ServerFailed) as exc:  # a peer that falls over is a finding, not the end of the run
+            lines.append(f"  {side.name:<14} could not be measured: {type(exc).__name__}: {exc}")
+            continue
         same = "every reply the one it gets alone" if found["same"] else "some replies differ from alone"
         lines.append(
             f"  {side.name:<14} short request's first token {found['first']:5.2f}x its time alone;"

@@ -17,9 +17,10 @@ one of two ways:
 
 Reading is shared fairly. Of the requests reading their prompts, the one that has had the least reading
 time goes next (in throughput mode, first into the call's room), so a short prompt that arrives behind
-long ones is read at once rather than after them. And in the batch-invariant mode, while some requests
-decode, prompt calls get no more time than decode calls (`Share`): a prompt call waits while reading is
-ahead, so a decoding request keeps about half its pace or more whatever is being read.
+long ones is read at once rather than after them. And while some requests decode, calls that read
+prompts get no more time than calls that only decode (`Share`): reading waits while it is ahead, so a
+decoding request keeps about half its pace or more whatever is being read (in throughput mode too, where
+a shared call of a chunk of prompt rows can take seconds on a CPU).
 
 A failure is the failing request's alone: whatever goes wrong while one request is admitted, read,
 decoded or finished (in llama.cpp, in its grammar, in its sampling, or in delivering its events), that
@@ -53,6 +54,9 @@ from wire.types import Timings, usage_of
 
 log = logging.getLogger(__name__)
 DECODE_ROWS = 4  # the most decode rows of different requests the probe is asked to check for one call
+# throughput mode, while requests decode: prompt rows per call, so that a call (and the decoding that follows
+# to even the time out) stays short enough for a newcomer's first token to come soon
+CONTENDED_ROWS = 64
 STALL_S = 60.0  # work in flight and nothing done for this long: the scheduler is not making progress
 Sink = Callable[[Event | EngineError], None]
 
@@ -178,6 +182,7 @@ class Scheduler:
         self.steps = self.decode_calls = self.failures = 0
         self.progress_at = time.monotonic()
         self.clock, self.share = clock, Share()
+        self.reading_rows = mode.chunk  # prompt rows a call may hold (fewer in throughput mode while others decode)
 
     def start(self) -> None:
         self.thread = start_thread(self.loop, "llama-scheduler", self.stack_bytes)
@@ -244,12 +249,10 @@ class Scheduler:
         self.close_ended()
 
     def run_calls(self) -> None:
+        self.end_at_context()
         checks = self.drafted()
         if isinstance(self.mode, Throughput):
-            for group in self.shared_calls():
-                self.guarded(group, self.evaluate)
-            for active in checks:
-                self.guarded([active], self.verify)
+            self.shared_step(checks)
             return
         reader, groups = self.next_reader(), self.invariant_calls(self.mode)
         if reader is None or not (groups or checks):
@@ -258,6 +261,23 @@ class Scheduler:
             self.share.prompt_s += self.timed([reader], self.evaluate)
         for group in groups:
             self.share.decode_s += self.timed(group, self.evaluate)
+        for active in checks:
+            self.share.decode_s += self.timed([active], self.verify)
+
+    def shared_step(self, checks: list[Active]) -> None:
+        """Throughput: the calls `shared_calls` makes, prompt rows in them only on reading's turn while requests
+        decode (a call holding prompt rows counts as reading time, one of decode rows only as decoding time)."""
+        contended = bool(self.in_phase("reading")) and bool(self.in_phase("decoding") or checks)
+        if not contended:
+            self.share = Share()
+        self.reading_rows = min(self.mode.chunk, CONTENDED_ROWS) if contended else self.mode.chunk
+        for group in self.shared_calls(reading=not contended or self.share.reading_turn()):
+            reads = any(a.phase == "reading" for a in group)
+            took = self.timed(group, self.evaluate)
+            if reads:
+                self.share.prompt_s += took
+            else:
+                self.share.decode_s += took
         for active in checks:
             self.share.decode_s += self.timed([active], self.verify)
 
@@ -294,20 +314,16 @@ class Scheduler:
             self.engine.batch_size - 1,
         )
 
-    def decoding(self) -> list[Active]:
-        """The decoding requests whose pending tokens fit the context; one that would not fit ends at length."""
-        fits = []
+    def end_at_context(self) -> None:
+        """A decoding request whose pending tokens would not fit the context ends at length."""
         for active in self.in_phase("decoding"):
             if active.position + len(active.pending) > self.engine.context:
                 active.decoder.finish, active.phase = "length", "done"
-            else:
-                fits.append(active)
-        return fits
 
     def invariant_calls(self, mode: BatchInvariant) -> list[list[Active]]:
         """Each jump-forward run alone, and single tokens in calls of at most the mode's decode rows: a row's
         numbers depend on its own sequence only (the prompt call is `next_reader`'s)."""
-        decoding = self.decoding()
+        decoding = self.in_phase("decoding")
         runs = [[a] for a in decoding if len(a.pending) > 1]
         # In sequence order: llama.cpp splits a batch whose sequences come out of order into several ubatches
         # (one pass over the weights each), which made a 4-row step cost 75-95 ms instead of 55 here.
@@ -316,26 +332,27 @@ class Scheduler:
         batches = [singles[first : first + size] for first in range(0, len(singles), size)]
         return runs + batches
 
-    def shared_calls(self) -> list[list[Active]]:
-        """Throughput: every decoding request's rows and, fairest first, as much prompt as the call has room
-        for (`evaluate` gives a reader past the room no rows), in one call (llama-server's way); a run too
-        long to share the call gets calls of its own."""
+    def shared_calls(self, reading: bool = True) -> list[list[Active]]:
+        """Throughput: every decoding request's rows and (when `reading`), fairest first, as much prompt as the
+        call has room for (`evaluate` gives a reader past the room no rows), in one call (llama-server's way);
+        a run too long to share the call gets calls of its own."""
         shared: list[Active] = []
         alone: list[list[Active]] = []
         rows = 0
-        for active in sorted(self.decoding(), key=lambda a: a.cached.sequence):
+        for active in sorted(self.in_phase("decoding"), key=lambda a: a.cached.sequence):
             if rows + len(active.pending) <= self.engine.batch_size:
                 shared.append(active)
                 rows += len(active.pending)
             else:
                 alone.append([active])
-        shared += sorted(self.in_phase("reading"), key=lambda a: a.prompt_ms)  # least read first, then oldest
+        if reading:
+            shared += sorted(self.in_phase("reading"), key=lambda a: a.prompt_ms)  # least read first, then oldest
         return ([shared] if shared else []) + alone
 
     def prompt_room(self, group: Sequence[Active]) -> int:
         """How many prompt rows a call may add to the decode rows of this group."""
         decode_rows = sum(len(a.pending) for a in group if a.phase != "reading")
-        return min(self.mode.chunk, self.engine.batch_size - decode_rows)
+        return min(self.reading_rows, self.engine.batch_size - decode_rows)
 
     def guarded(self, group: list[Active], work: Callable[[list[Active]], None]) -> None:
         """Run one evaluation; if it fails, a lone request fails, and a shared call is made again one request
