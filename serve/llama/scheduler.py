@@ -138,7 +138,7 @@ class Active:
         self.phase = "done" if self.decoder.finish is not None else "decoding"
 
     def failed(self, exc: BaseException) -> None:
-        if self.live or self.phase == "done":
+        if self.phase != "failed":  # the first error is the one the client gets
             self.phase, self.error = "failed", exc
 
 
@@ -249,29 +249,19 @@ class Scheduler:
         self.close_ended()
 
     def run_calls(self) -> None:
+        """This step's calls. While requests decode beside ones reading, a call that reads prompts is made only
+        on reading's turn (`Share`), holds at most CONTENDED_ROWS prompt rows (throughput mode), and counts as
+        reading time; one of decode rows only counts as decoding time."""
         self.end_at_context()
         checks = self.drafted()
-        if isinstance(self.mode, Throughput):
-            self.shared_step(checks)
-            return
-        reader, groups = self.next_reader(), self.invariant_calls(self.mode)
-        if reader is None or not (groups or checks):
-            self.share = Share()  # nothing to share: the next contention starts even
-        if reader is not None and (not (groups or checks) or self.share.reading_turn()):
-            self.share.prompt_s += self.timed([reader], self.evaluate)
-        for group in groups:
-            self.share.decode_s += self.timed(group, self.evaluate)
-        for active in checks:
-            self.share.decode_s += self.timed([active], self.verify)
-
-    def shared_step(self, checks: list[Active]) -> None:
-        """Throughput: the calls `shared_calls` makes, prompt rows in them only on reading's turn while requests
-        decode (a call holding prompt rows counts as reading time, one of decode rows only as decoding time)."""
         contended = bool(self.in_phase("reading")) and bool(self.in_phase("decoding") or checks)
         if not contended:
-            self.share = Share()
+            self.share = Share()  # nothing to share: the next contention starts even
+        reading = not contended or self.share.reading_turn()
         self.reading_rows = min(self.mode.chunk, CONTENDED_ROWS) if contended else self.mode.chunk
-        for group in self.shared_calls(reading=not contended or self.share.reading_turn()):
+        mode = self.mode
+        calls = self.shared_calls(reading) if isinstance(mode, Throughput) else self.invariant_calls(mode, reading)
+        for group in calls:
             reads = any(a.phase == "reading" for a in group)
             took = self.timed(group, self.evaluate)
             if reads:
@@ -320,9 +310,10 @@ class Scheduler:
             if active.position + len(active.pending) > self.engine.context:
                 active.decoder.finish, active.phase = "length", "done"
 
-    def invariant_calls(self, mode: BatchInvariant) -> list[list[Active]]:
-        """Each jump-forward run alone, and single tokens in calls of at most the mode's decode rows: a row's
-        numbers depend on its own sequence only (the prompt call is `next_reader`'s)."""
+    def invariant_calls(self, mode: BatchInvariant, reading: bool = True) -> list[list[Active]]:
+        """The next aligned prompt call of `next_reader` (when `reading`), each jump-forward run alone, and
+        single tokens in calls of at most the mode's decode rows: a row's numbers depend on its own sequence only."""
+        reader = self.next_reader() if reading else None
         decoding = self.in_phase("decoding")
         runs = [[a] for a in decoding if len(a.pending) > 1]
         # In sequence order: llama.cpp splits a batch whose sequences come out of order into several ubatches
@@ -330,7 +321,7 @@ class Scheduler:
         singles = sorted((a for a in decoding if len(a.pending) == 1), key=lambda a: a.cached.sequence)
         size = min(mode.decode_rows, self.engine.batch_size)
         batches = [singles[first : first + size] for first in range(0, len(singles), size)]
-        return runs + batches
+        return ([[reader]] if reader is not None else []) + runs + batches
 
     def shared_calls(self, reading: bool = True) -> list[list[Active]]:
         """Throughput: every decoding request's rows and (when `reading`), fairest first, as much prompt as the
@@ -548,11 +539,9 @@ class Scheduler:
 
     def discard(self, active: Active) -> None:
         """A failed request: the error goes to it alone; its sequence is emptied, forgotten and freed."""
-        exc = active.error or EngineError("the request failed")
-        self.failures += 1
-        if not isinstance(exc, EngineError):
-            log.error("a request failed in the scheduler", exc_info=exc)
-        deliver(active.ticket, engine_error(exc))
+        self.report(
+            active.ticket, active.error or EngineError("the request failed"), "a request failed in the scheduler"
+        )
         self.cache.forget(active.cached)
         try:
             self.engine.keep(active.cached.sequence, 0)
@@ -561,11 +550,15 @@ class Scheduler:
 
     def refuse(self, ticket: Ticket, exc: BaseException) -> None:
         """A request that failed before it took a sequence."""
+        self.report(ticket, exc, "a request could not be admitted")
+        self.progress_at = time.monotonic()
+
+    def report(self, ticket: Ticket, exc: BaseException, what: str) -> None:
+        """A request's error, counted and sent to it; a fault that is not the engine's own is logged."""
         self.failures += 1
         if not isinstance(exc, EngineError):
-            log.error("a request could not be admitted", exc_info=exc)
+            log.error(what, exc_info=exc)
         deliver(ticket, engine_error(exc))
-        self.progress_at = time.monotonic()
 
 
 def deliver(ticket: Ticket, event: Event | EngineError) -> None:
