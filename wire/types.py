@@ -316,6 +316,7 @@ def unread(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
 
 
 Count = Annotated[int | None, Strict(), Field(gt=0), WrapValidator(unread)]  # a count is never `true` or "5"
+Text = Annotated[str | None, WrapValidator(unread)]
 
 
 class CardMeta(BaseModel):
@@ -323,10 +324,10 @@ class CardMeta(BaseModel):
     server also the context window it runs the model with and the extensions it takes)."""
 
     model_config = ConfigDict(extra="allow")
-    file: Annotated[str | None, WrapValidator(unread)] = None
+    file: Text = None
     size: Count = None
-    sha256: Annotated[str | None, WrapValidator(unread)] = None
-    quantisation: Annotated[str | None, WrapValidator(unread)] = None
+    sha256: Text = None
+    quantisation: Text = None
     context: Count = None
     n_params: Count = None
     extensions: list[Extension] = Field(default_factory=list)

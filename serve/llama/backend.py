@@ -26,7 +26,6 @@ from serve.llama.scheduler import DECODE_ROWS, Scheduler, Ticket
 from wire.types import EXTENSIONS, CardMeta, ChatCompletionRequest, ModelCard
 
 FORCED_CALL_TOKENS = 1024  # what a forced call may take when the request names no max_tokens
-# request fields beyond OpenAI's
 
 
 @dataclass(frozen=True, kw_only=True)
