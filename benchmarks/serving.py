@@ -388,8 +388,11 @@ async def contended(peer: Peer) -> dict[str, float | bool]:
         pace_alone = (len(alone_times) - 1) / (alone_times[-1] - alone_times[0])
         times: list[float] = []
         decoding = asyncio.create_task(streamed(http, peer, DECODING, times))
-        while len(times) < 8:
+        while len(times) < 8 and not decoding.done():
             await asyncio.sleep(0.05)
+        if decoding.done():  # it ended or failed before it got going: its error, not a wait without end
+            await decoding
+            raise ServerFailed(f"{peer.name} ended a {DECODING['max_tokens']}-token reply after {len(times)} pieces")
         sent = time.perf_counter()
         readers = [asyncio.create_task(streamed(http, peer, body, [])) for body in long]
         await asyncio.sleep(0.5)  # the long prompts are being read
