@@ -3,7 +3,7 @@
 Repacked weights (llama.cpp's "extra buffer types": CPU_REPACK, and AMX on Intel CPUs that have it) are
 llama.cpp's default and its fastest kernels, used by the throughput mode and by llama-server. On some
 machines they crash the process outright: the AMX matrix kernel segfaults at a call's second row on
-Sapphire Rapids-class CPUs (llama.cpp issue 20824), where plain weights run fine. A crash cannot be caught
+Sapphire Rapids-class CPUs (ggml-org/llama.cpp#20824), where plain weights run fine. A crash cannot be caught
 in the process that has it, so a child loads the model that way and makes calls of the sizes a server
 makes; repacked weights are used only if the child came back whole, and plain ones otherwise (slower,
 never wrong). `python -m serve.llama.kernels GGUF THREADS` is that child.
