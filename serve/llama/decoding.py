@@ -35,10 +35,12 @@ def closing_reserve(settings: Settings, written: int = 0) -> int:
     call or a document ends inside max_tokens instead of being cut there. A forced call's reserve also holds
     what of its shortest call is not written yet (`written`: the call's tokens so far that are not whitespace),
     so a call whose required keys alone take many tokens, or a model that spends its tokens on whitespace,
-    still closes in time."""
+    still closes in time. However much is written, the reserve keeps room for the form's closing half (a
+    list's bracket, the fence) and for ending a key just opened: its quote, the colon, the shortest value, the
+    brackets around it; a call that runs on through optional keys is then still closed in time."""
     if not settings.call_tokens:
         return min(32, settings.max_tokens // 4)
-    return max(0, settings.call_tokens + FORM_TOKENS - written) + CLOSE_TOKENS
+    return max(FORM_TOKENS, settings.call_tokens + FORM_TOKENS - written) + CLOSE_TOKENS
 
 
 CLOSE_TOKENS = 4  # what closing an open value takes, beyond the call's shortest form

@@ -23,6 +23,7 @@ from serve.llama.kernels import repacking_fails
 from tests.conftest import Server, default_files, llama_threads
 from tests.harness.cli_support import harness_process
 from tests.serve.invariance import same_numbers_everywhere
+from tests.serve.test_core import heavy_schema
 
 MODEL = "smollm2-135m-instruct"
 READ_FILE: Any = {
@@ -214,6 +215,50 @@ def test_tool_parameters_narrow_a_call_and_leave_the_prompt_as_it_was(llama: Ser
     assert narrowed["usage"]["prompt_tokens_details"]["cached_tokens"] >= plain["usage"]["prompt_tokens"] - 64
     cards = httpx.get(f"{llama.base_url}/models").json()["data"]
     assert "tool_parameters" in cards[0]["meta"]["extensions"]
+
+
+async def test_compiling_heavy_schemas_holds_neither_health_nor_a_request_without_tools(llama: Server) -> None:
+    """Two requests whose `tool_parameters` take seconds to compile (short prompts: the schemas narrow the
+    calls without being shown) are in flight; a health check and a request with nothing to compile are
+    answered before either of them is."""
+    tools = [{"type": "function", "function": {"name": f"t{i}", "parameters": {"type": "object"}}} for i in range(12)]
+    narrowed = {f"t{i}": heavy_schema(i, 100) for i in range(12)}
+    heavy = {"model": MODEL, "messages": QUESTION, "tools": tools, "tool_parameters": narrowed,
+             "tool_choice": "required", "max_tokens": 64}  # fmt: skip
+    hi = {"model": MODEL, "messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 4}
+    finished: list[str] = []
+    async with httpx.AsyncClient(timeout=300) as http:
+
+        async def send(name: str, method: str, url: str, body: Any = None) -> httpx.Response:
+            response = await http.request(method, url, json=body)
+            finished.append(name)
+            return response
+
+        compiling = [
+            asyncio.ensure_future(send("heavy", "POST", f"{llama.base_url}/chat/completions", heavy)) for _ in range(2)
+        ]
+        await asyncio.sleep(0.2)  # both are compiling
+        health = await send("health", "GET", f"{llama.url}/health")
+        plain = await send("hi", "POST", f"{llama.base_url}/chat/completions", hi)
+        replies = await asyncio.gather(*compiling)
+    assert finished == ["health", "hi", "heavy", "heavy"]
+    assert health.status_code == 200 and plain.status_code == 200 and plain.json()["choices"][0]["message"]
+    assert all(r.status_code == 200 for r in replies), replies[0].text
+
+
+def test_a_forced_call_that_runs_on_through_optional_keys_still_closes_within_max_tokens(llama: Server) -> None:
+    """A hundred optional keys, each a patterned string (no length bound applies): the model writes key after
+    key, and the call must still close, whole and valid, inside max_tokens, however far the keys have got."""
+    schema = heavy_schema(0, 100)
+    tools = [{"type": "function", "function": {"name": "act", "parameters": {"type": "object"}}}]
+    for max_tokens in (64, 96, 160):
+        body = {"model": MODEL, "messages": QUESTION, "tools": tools, "tool_parameters": {"act": schema},
+                "tool_choice": "required", "max_tokens": max_tokens}  # fmt: skip
+        reply = httpx.post(f"{llama.base_url}/chat/completions", json=body, timeout=300).json()
+        assert reply["choices"][0]["finish_reason"] == "tool_calls", reply["choices"][0]
+        assert reply["usage"]["completion_tokens"] <= max_tokens
+        [call] = reply["choices"][0]["message"]["tool_calls"]
+        jsonschema.validate(json.loads(call["function"]["arguments"]), schema)
 
 
 def test_response_format_constrains_the_reply_to_the_schema(client: OpenAI) -> None:
