@@ -21,7 +21,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -29,6 +28,7 @@ from harness.client import base_url_from_env
 from harness.config import ALL_TOOLS, LOOKING_TOOLS, RunConfig
 from harness.decisions import approve, reject
 from harness.errors import ConfigError, HarnessError, StateError
+from harness.events import TraceEvent
 from harness.flags import add_controls, profile_from
 from harness.limits import Limits, Prices
 from harness.options import MAX_REPLY_TOKENS
@@ -179,23 +179,22 @@ class Console:
     def __init__(self) -> None:
         self.began = time.monotonic()
 
-    def write(self, event: Mapping[str, Any]) -> None:
+    def write(self, event: TraceEvent) -> None:
         line = self.describe(event)
         if line:
             print(f"[t+{(time.monotonic() - self.began) * 1000:,.0f} ms] {line}", file=sys.stderr, flush=True)
 
     @staticmethod
-    def describe(event: Mapping[str, Any]) -> str | None:
-        kind = event["type"]
-        if kind == "turn":
+    def describe(event: TraceEvent) -> str | None:
+        if event["type"] == "turn":
             tokens = f"{event['prompt_tokens']} in, {event['completion_tokens']} out"
             answer = " (answer turn)" if event.get("answer_turn") else ""
             return f"turn {event['turn']}: {tokens}, {event['latency_ms']:,.0f} ms{answer}"
-        if kind == "tool_start":
+        if event["type"] == "tool_start":
             return f"running {event['tool']} ({event['call_id']})"
-        if kind == "tool_progress":
+        if event["type"] == "tool_progress":
             return f"progress: {event['label']}"
-        if kind == "approval_required":
+        if event["type"] == "approval_required":
             return f"approval required: {event['tool']} ({event['call_id']})"
         return None
 

@@ -19,10 +19,11 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from harness.errors import ConfigError
+from harness.events import ToolResultEvent, ToolStartEvent, TraceEvent, TurnEvent
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Status, Tracer
@@ -45,24 +46,24 @@ class SpanTrace:
         self.agents: dict[str, Span] = {}
         self.tools: dict[tuple[str, str], Span] = {}
 
-    def write(self, event: Mapping[str, Any]) -> None:
-        kind, run_id, at = event["type"], str(event["run_id"]), nanoseconds(float(event["ts"]))
-        if kind == "turn":
+    def write(self, event: TraceEvent) -> None:
+        run_id, at = event["run_id"], nanoseconds(event["ts"])
+        if event["type"] == "turn":
             self.turn(run_id, event, at)
-        elif kind == "tool_start":
+        elif event["type"] == "tool_start":
             self.tool(run_id, event, at)
-        elif kind == "tool_result":
-            span = self.tools.pop((run_id, str(event["call_id"])), None) or self.tool(run_id, event, at)
+        elif event["type"] == "tool_result":
+            span = self.tools.pop((run_id, event["call_id"]), None) or self.tool(run_id, event, at)
             if self.payloads and "output" in event:
-                span.set_attribute("gen_ai.tool.call.result", str(event["output"]))
-            if not event.get("ok", True):
+                span.set_attribute("gen_ai.tool.call.result", event["output"])
+            if not event["ok"]:
                 span.set_status(status_error("the tool failed or was not run"))
             span.end(end_time=at)
-        elif kind == "run_stopped":
+        elif event["type"] == "run_stopped":
             agent = self.agent(run_id, at)
-            agent.set_attribute("harness.run.status", str(event["status"]))
+            agent.set_attribute("harness.run.status", event["status"])
             if event["status"] == "failed":
-                agent.set_status(status_error(str(event.get("reason", ""))))
+                agent.set_status(status_error(event["reason"]))
             agent.end(end_time=at)
             del self.agents[run_id]
 
@@ -88,24 +89,24 @@ class SpanTrace:
         context = trace.set_span_in_context(self.agent(run_id, at))
         return self.tracer.start_span(name, context=context, start_time=at)
 
-    def turn(self, run_id: str, event: Mapping[str, Any], at: int) -> None:
-        start = at - nanoseconds(float(event.get("latency_ms") or 0) / 1000)
+    def turn(self, run_id: str, event: TurnEvent, at: int) -> None:
+        start = at - nanoseconds(event["latency_ms"] / 1000)
         span = self.child(run_id, f"chat {self.model}", start)
         span.set_attributes({"gen_ai.operation.name": "chat", "gen_ai.provider.name": PROVIDER,
                              "gen_ai.request.model": self.model, "gen_ai.conversation.id": run_id})  # fmt: skip
-        for key, name in (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_tokens")):
-            if event.get(key) is not None:
-                span.set_attribute(f"gen_ai.usage.{name}", int(event[key]))
-        if event.get("finish"):
-            span.set_attribute("gen_ai.response.finish_reasons", [str(event["finish"])])
+        for tokens, name in ((event["prompt_tokens"], "input_tokens"), (event["completion_tokens"], "output_tokens")):
+            if tokens is not None:
+                span.set_attribute(f"gen_ai.usage.{name}", tokens)
+        if event["finish"]:
+            span.set_attribute("gen_ai.response.finish_reasons", [event["finish"]])
         span.end(end_time=at)
 
-    def tool(self, run_id: str, event: Mapping[str, Any], at: int) -> Span:
-        name, call_id = str(event["tool"]), str(event["call_id"])
+    def tool(self, run_id: str, event: ToolStartEvent | ToolResultEvent, at: int) -> Span:
+        name, call_id = event["tool"], event["call_id"]
         span = self.child(run_id, f"execute_tool {name}", at)
         span.set_attributes({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
                              "gen_ai.tool.call.id": call_id, "gen_ai.conversation.id": run_id})  # fmt: skip
-        if self.payloads and "args" in event:
+        if self.payloads and event["type"] == "tool_start" and "args" in event:
             span.set_attribute("gen_ai.tool.call.arguments", json.dumps(event["args"], ensure_ascii=False))
         self.tools[(run_id, call_id)] = span
         return span

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from harness.events import TraceEvent
 from harness.state import RunState
 from harness.stop import StopSignal
 from wire.types import AssistantMessage, Message, Timings, ToolChoice, ToolDefinition
@@ -100,4 +101,6 @@ class StateStore(Protocol):
 
 
 class TraceSink(Protocol):
-    def write(self, event: Mapping[str, Any]) -> None: ...
+    """Where the trace's events go (a JSONL file, spans, the console, a list), each one of `TraceEvent`."""
+
+    def write(self, event: TraceEvent) -> None: ...

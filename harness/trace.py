@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
+
+from harness.events import TraceEvent
+from harness.protocols import TraceSink
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +27,7 @@ class JsonlTrace:
         self._lock = threading.Lock()
         self._handle: TextIO | None = None
 
-    def write(self, event: Mapping[str, Any]) -> None:
+    def write(self, event: TraceEvent) -> None:
         line = json.dumps(event, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
         with self._lock:
             if self._handle is None:
@@ -51,20 +53,21 @@ class MemoryTrace:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
 
-    def write(self, event: Mapping[str, Any]) -> None:
+    def write(self, event: TraceEvent) -> None:
         self.events.append(dict(event))
 
     def of(self, kind: str) -> list[dict[str, Any]]:
+        """The events of one type, as plain mappings (for reading fields in tests and reports)."""
         return [e for e in self.events if e["type"] == kind]
 
 
 class FanoutTrace:
     """Writes each event to several sinks."""
 
-    def __init__(self, *sinks: Any) -> None:
+    def __init__(self, *sinks: TraceSink | None) -> None:
         self.sinks = [s for s in sinks if s is not None]
 
-    def write(self, event: Mapping[str, Any]) -> None:
+    def write(self, event: TraceEvent) -> None:
         for sink in self.sinks:
             sink.write(event)
 
