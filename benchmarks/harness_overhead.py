@@ -45,8 +45,8 @@ def scripted_model(name: str, counter: TokenCounter) -> FunctionModel:
     """The scripted provider's scenario, in-process; token counting is done ahead so it is not timed as harness."""
     scenario = scenarios()[name]
 
-    def reply(messages: list[Any], tools: list[Any]) -> ModelReply:
-        message, finish = to_message(scenario.reply(Transcript(name, messages)), counter, [], None)
+    def reply(request: ModelRequest) -> ModelReply:
+        message, finish = to_message(scenario.reply(Transcript(name, list(request.messages))), counter, [], None)
         return ModelReply(message, usage_of(100, 10), finish)
 
     return FunctionModel(reply)

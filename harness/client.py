@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from harness.errors import ConfigError, MalformedReply, ProviderRejected, ProviderUnavailable
 from harness.protocols import ModelReply, ModelRequest
 from wire.text import scrubbed
-from wire.types import AssistantMessage, ChatCompletion, Message, ModelCard, ToolDefinition, first_error
+from wire.types import AssistantMessage, ChatCompletion, ModelCard, first_error
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 RETRYABLE = {408, 409, 429, 500, 502, 503, 504}
@@ -332,19 +332,20 @@ class OpenAIClient:
 
 
 ModelFunction = Callable[
-    [list[Message], list[ToolDefinition]],
+    [ModelRequest],
     "AssistantMessage | ModelReply | str | Awaitable[AssistantMessage | ModelReply | str]",
 ]
 
 
 class FunctionModel:
-    """A plain function (sync or async) of (messages, tools) as a model; it may return text, a message or a reply."""
+    """A plain function (sync or async) of the whole request (messages, tools, max_tokens, tool_choice, extra
+    body fields) as a model; it may return text, a message or a reply."""
 
     def __init__(self, function: ModelFunction) -> None:
         self.function = function
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        result = self.function(list(request.messages), list(request.tools))
+        result = self.function(request)
         if inspect.isawaitable(result):
             result = await result
         if isinstance(result, ModelReply):

@@ -9,8 +9,8 @@ from typing import Any
 
 from harness.client import FunctionModel
 from harness.controls import Control
-from harness.protocols import ModelReply, ToolContext
-from wire.types import AssistantMessage, Message, ToolDefinition, usage_of
+from harness.protocols import ModelReply, ModelRequest, ToolContext
+from wire.types import AssistantMessage, Message, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]
 PLAIN: tuple[Control, ...] = ()
@@ -33,9 +33,9 @@ def calls(*specs: tuple[str, str, Mapping[str, Any]]) -> AssistantMessage:
 def scripted(step: Step, usage: tuple[int, int] | None = (100, 10)) -> FunctionModel:
     """A model whose reply is `step(turn, tool_text)`, like the scripted provider, with fixed usage per reply."""
 
-    def reply(messages: list[Message], tools: list[ToolDefinition]) -> ModelReply:
-        turn = sum(1 for m in messages if m["role"] == "assistant")
-        tool_text = "\n".join(str(m["content"]) for m in messages if m["role"] == "tool")
+    def reply(request: ModelRequest) -> ModelReply:
+        turn = sum(1 for m in request.messages if m["role"] == "assistant")
+        tool_text = "\n".join(str(m["content"]) for m in request.messages if m["role"] == "tool")
         out = step(turn, tool_text)
         message: AssistantMessage = {"role": "assistant", "content": out} if isinstance(out, str) else out
         finish = "tool_calls" if message.get("tool_calls") else "stop"

@@ -45,7 +45,7 @@ from harness.trace import MemoryTrace
 from serve.scripted.app import create_app
 from tests.harness.helpers import Recorder, calls
 from wire.digest import Finding, read
-from wire.types import AssistantMessage, Message, ModelCard, ToolDefinition, usage_of
+from wire.types import AssistantMessage, ModelCard, usage_of
 
 QUESTION = "Which probe value is right?"
 
@@ -55,18 +55,14 @@ def answering(*replies: AssistantMessage | str, rate: float = 0.25) -> tuple[Fun
     tokens per character of content."""
     seen: list[ModelRequest] = []
 
-    class Seeing(FunctionModel):
-        async def complete(self, request: ModelRequest) -> ModelReply:
-            seen.append(request)
-            return await super().complete(request)
-
-    def reply(messages: list[Message], tools: list[ToolDefinition]) -> ModelReply:
+    def reply(request: ModelRequest) -> ModelReply:
+        seen.append(request)
         out = replies[len(seen) - 1]
         message: AssistantMessage = {"role": "assistant", "content": out} if isinstance(out, str) else out
-        prompt = int(sum(len(str(m.get("content") or "")) for m in messages) * rate)
+        prompt = int(sum(len(str(m.get("content") or "")) for m in request.messages) * rate)
         return ModelReply(message, usage_of(prompt, 2), "tool_calls" if message.get("tool_calls") else "stop")
 
-    return Seeing(reply), seen
+    return FunctionModel(reply), seen
 
 
 BATCHES = iter(range(1_000_000))

@@ -34,7 +34,7 @@ from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
 from harness.policy import ToolErrorPolicy
-from harness.protocols import ModelReply, ToolContext
+from harness.protocols import ModelReply, ModelRequest, ToolContext
 from harness.state import RunState, new_run, state_from
 from harness.stop import StopSignal
 from harness.tools.base import Registry
@@ -102,9 +102,9 @@ REPLY = st.one_of(st.just("answer"), st.just("empty"), st.lists(CALL, min_size=1
 def model_for(world: World) -> FunctionModel:
     """The reply for a turn is fixed by the plan, so a resumed run gets the same reply a greedy model gives."""
 
-    def reply(messages: list[Any], tools: list[Any]) -> ModelReply:
+    def reply(request: ModelRequest) -> ModelReply:
         world.step()
-        turn = sum(m["role"] == "assistant" for m in messages)
+        turn = sum(m["role"] == "assistant" for m in request.messages)
         planned = world.plan[turn % len(world.plan)]
         if planned in ("answer", "empty"):
             message: Any = {"role": "assistant", "content": "the answer" if planned == "answer" else ""}

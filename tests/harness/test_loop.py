@@ -24,7 +24,7 @@ from harness.tools.catalogue import catalogue
 from harness.tools.workspace import Workspace
 from harness.trace import MemoryTrace
 from tests.harness.helpers import PLAIN, Recorder, calls, script, scripted, tool_messages
-from wire.types import Message, ToolDefinition, usage_of
+from wire.types import usage_of
 
 
 def state(prompt: str = "Which file mentions a timeout?", **limits: object) -> RunState:
@@ -89,7 +89,7 @@ async def test_reply_without_usage_is_unknown_cost_never_free(workspace: Path) -
 
 
 async def test_provider_rejection_fails_the_run_with_the_providers_message(workspace: Path) -> None:
-    def refuse(messages: object, tools: object) -> ModelReply:
+    def refuse(request: ModelRequest) -> ModelReply:
         raise ProviderRejected("provider answered 401: invalid api key", 401)
 
     result = await run(state(), files(workspace), RunOptions(model=FunctionModel(refuse)))
@@ -292,8 +292,8 @@ async def test_a_batch_over_the_tool_call_cap_is_refused_whole(seed: int) -> Non
 async def test_context_budget_drops_whole_old_turns_and_keeps_the_question() -> None:
     seen: list[list[dict[str, object]]] = []
 
-    def model(messages: list[dict[str, object]], tools: object) -> ModelReply:
-        seen.append(messages)
+    def model(request: ModelRequest) -> ModelReply:
+        seen.append(list(request.messages))
         message = calls((f"c{len(seen)}", "probe", {})) if len(seen) < 6 else {"role": "assistant", "content": "done"}
         return ModelReply(message, usage_of(1, 1), "stop")  # type: ignore[arg-type]
 
@@ -350,9 +350,9 @@ async def test_tool_output_is_bounded_head_and_tail() -> None:
 async def test_trace_lines_carry_run_id_sequence_and_time_and_no_payload_unless_asked(workspace: Path) -> None:
     trace = MemoryTrace()
 
-    async def slow(messages: list[Message], tools: list[ToolDefinition]) -> ModelReply:
+    async def slow(request: ModelRequest) -> ModelReply:
         await asyncio.sleep(0.05)  # the turn's latency is the model's time, measured
-        return await PLAN.complete(ModelRequest(messages, tools))
+        return await PLAN.complete(request)
 
     result = await run(state(), files(workspace), RunOptions(model=FunctionModel(slow), trace=trace))
     assert all(e["run_id"] == result.run_id and isinstance(e["ts"], float) for e in trace.events)

@@ -10,7 +10,7 @@ from harness.client import FunctionModel
 from harness.config import ALL_TOOLS
 from harness.loop import run
 from harness.options import RunOptions
-from harness.protocols import ModelReply
+from harness.protocols import ModelReply, ModelRequest
 from harness.state import new_run
 from harness.stop import StopSignal
 from harness.tools.base import Registry
@@ -48,7 +48,7 @@ async def test_without_stop_the_scan_completes(workspace: Path) -> None:
 async def test_stop_cancels_the_in_flight_model_request() -> None:
     cancelled = asyncio.Event()
 
-    async def hang(messages: object, tools: object) -> ModelReply:
+    async def hang(request: ModelRequest) -> ModelReply:
         try:
             await asyncio.sleep(30)
         except asyncio.CancelledError:
