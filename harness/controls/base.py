@@ -9,16 +9,23 @@ of a batch: a control may fill its slot without running it (`before_call`) and s
 
 What a control remembers lives in the run state (`state.controls[name]`, a small dataclass as JSON), so it
 is saved with the state at every change and a resumed run goes on with it; the control objects
-themselves hold nothing but their settings.
+themselves hold nothing but their settings. A memory is read back through its dataclass's fields, checked
+as the rest of the state is (a saved memory that does not read is a StateError naming the control), and
+`with self.remember(run, Kind) as memory:` keeps whatever the block did to it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
+from pydantic import TypeAdapter, ValidationError
+
+from harness.errors import StateError
 from harness.protocols import ModelReply, ModelRequest, Tool
 from harness.state import RunState
 from harness.tools.base import Registry
@@ -105,12 +112,39 @@ class Hooks:
         return None
 
     def recall(self, run: RunContext, kind: type[M]) -> M:
-        """This control's memory in this run (a fresh one when it has none yet)."""
-        return kind(**run.state.controls.get(self.name, {}))
+        """This control's memory in this run (a fresh one when it has none yet), checked against its fields."""
+        saved = run.state.controls.get(self.name)
+        if saved is None:
+            return kind()
+        try:
+            return reader(kind).validate_python(saved)
+        except ValidationError as exc:
+            where = ".".join(map(str, exc.errors()[0]["loc"])) or kind.__name__
+            problem = exc.errors()[0]["msg"]
+            raise StateError(
+                f"the saved memory of the {self.name} control does not read ({where}: {problem})"
+            ) from None
 
     def keep(self, run: RunContext, memory: object) -> None:
         """Store this control's memory in the run state; it is saved with the state's next save."""
         run.state.controls[self.name] = dataclasses.asdict(memory)  # type: ignore[call-overload]
+
+    @contextmanager
+    def remember(self, run: RunContext, kind: type[M]) -> Iterator[M]:
+        """This control's memory for the block, kept when the block ends (whatever it changed)."""
+        memory = self.recall(run, kind)
+        yield memory
+        self.keep(run, memory)
+
+
+def reader(kind: type[M]) -> TypeAdapter[M]:
+    """How a memory of this kind is read back from the state's JSON."""
+    return cast("TypeAdapter[M]", adapter(kind))  # type: ignore[arg-type]  # mypy takes classes for unhashable
+
+
+@functools.cache
+def adapter(kind: type[object]) -> TypeAdapter[object]:
+    return TypeAdapter(kind)  # built once per kind: building one takes about a millisecond
 
 
 def kept_to(choice: ToolChoice | None, left: list[str]) -> ToolChoice | None:

@@ -71,9 +71,8 @@ class DigestAnswers(Hooks):
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
     ) -> None:
         if ok and not tool.read_only:
-            memory = self.recall(run, Changed)
-            memory.tools.append(tool.name)
-            self.keep(run, memory)
+            with self.remember(run, Changed) as memory:
+                memory.tools.append(tool.name)
 
     def changers(self, run: RunContext) -> list[ToolDefinition]:
         """The tools that change files, when none of them has changed anything in this run yet."""

@@ -25,11 +25,10 @@ class EmptyReply(Hooks):
     retries: int = 2
 
     def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
-        memory = self.recall(run, Retries)
-        if (reply.message.get("content") or "").strip() or memory.retries >= self.retries:
-            return None
-        memory.retries += 1
-        self.keep(run, memory)
+        with self.remember(run, Retries) as memory:
+            if (reply.message.get("content") or "").strip() or memory.retries >= self.retries:
+                return None
+            memory.retries += 1
         if memory.retries == 1:
             return NotYet("empty")
         return NotYet("empty", {"role": "user", "content": empty_reply(run.state.question)})

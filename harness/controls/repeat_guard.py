@@ -40,27 +40,30 @@ class RepeatGuard(Hooks):
     before_answer: int = 1
 
     def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None:
-        memory = self.recall(run, Seen)
-        earlier = memory.seen.get(signature(tool.name, args)) if tool.read_only else None
-        if earlier is None:
-            return None
-        if earlier not in batch_of(run, call) and not memory.forced:  # asked again after seeing it: done looking
-            memory.repeats += 1
-            self.keep(run, memory)
+        with self.remember(run, Seen) as memory:
+            earlier = memory.seen.get(signature(tool.name, args)) if tool.read_only else None
+            if earlier is None:
+                return None
+            if earlier not in batch_of(run, call) and not memory.forced:  # asked again after seeing it: done
+                memory.repeats += 1
         return repeated_call(tool.name, earlier)
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
     ) -> None:
-        memory = self.recall(run, Seen)
-        if tool.read_only:
-            memory.seen.setdefault(signature(tool.name, args), call["id"])
-        else:
-            memory.seen = {}
-        self.keep(run, memory)
+        with self.remember(run, Seen) as memory:
+            if tool.read_only:
+                memory.seen.setdefault(signature(tool.name, args), call["id"])
+            else:
+                memory.seen = {}
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
-        memory = self.recall(run, Seen)
+        with self.remember(run, Seen) as memory:
+            self.ask_for_the_answer_after_repeats(run, turn, memory)
+
+    def ask_for_the_answer_after_repeats(self, run: RunContext, turn: Turn, memory: Seen) -> None:
+        """Read-only tools without arguments that ran are set aside; after `before_answer` repeats the turn
+        asks for the answer."""
         spent = {
             d["function"]["name"]
             for d in turn.request.tools
@@ -75,10 +78,8 @@ class RepeatGuard(Hooks):
         turn.answer = "repeats"
         turn.request = replace(turn.request, tool_choice="none" if turn.request.tools else None)
         memory.repeats = 0
-        self.keep(run, memory)
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
-        memory = self.recall(run, Seen)
-        memory.forced = turn.request.tool_choice == "required" or isinstance(turn.request.tool_choice, dict)
-        self.keep(run, memory)
+        with self.remember(run, Seen) as memory:
+            memory.forced = turn.request.tool_choice == "required" or isinstance(turn.request.tool_choice, dict)
         return reply

@@ -156,19 +156,18 @@ class UnreadPaths(Hooks):
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
     ) -> None:
-        memory = self.recall(run, Read)
-        if not tool.read_only:
-            memory.paths, memory.listed = {}, []
-        elif ok and not args and isinstance(tool, ListsWorkspace) and tool.name not in memory.listed:
-            memory.listed.append(tool.name)
-        elif (
-            ok
-            and isinstance(tool, ReadsWorkspaceFiles)
-            and isinstance(path := args.get(tool.path_parameter), str)
-            and READ_ON not in result
-        ):
-            memory.paths.setdefault(tool.name, []).append(path)
-        self.keep(run, memory)
+        with self.remember(run, Read) as memory:
+            if not tool.read_only:
+                memory.paths, memory.listed = {}, []
+            elif ok and not args and isinstance(tool, ListsWorkspace) and tool.name not in memory.listed:
+                memory.listed.append(tool.name)
+            elif (
+                ok
+                and isinstance(tool, ReadsWorkspaceFiles)
+                and isinstance(path := args.get(tool.path_parameter), str)
+                and READ_ON not in result
+            ):
+                memory.paths.setdefault(tool.name, []).append(path)
 
     def small(self, tool: object) -> bool:
         """Whether a listing tool's workspace has at most `most` files (its bare listing showed them all)."""

@@ -30,7 +30,7 @@ from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.profiles import fitted_profile, needs_card
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
-from harness.errors import ConfigError, ContextTooSmall
+from harness.errors import ConfigError, ContextTooSmall, StateError
 from harness.limits import Limits
 from harness.loop import run
 from harness.options import RunOptions
@@ -117,6 +117,17 @@ async def test_the_guard_remembers_across_a_stop_and_a_resume(tmp_path: Path) ->
     assert (again.status, again.answer, again.turns) == ("completed", "It is 7.", 3)
     assert read(str(seen[0].messages[-1]["content"])) is not None  # the owed answer turn, asked as a digest
     assert again.controls["repeat_guard"]["repeats"] == 0
+
+
+async def test_a_saved_memory_that_does_not_read_stops_the_resume_naming_the_control() -> None:
+    """A control's memory is read back through its fields: a state whose memory was edited into another shape
+    is not taken for an empty memory (the guard would run every read again) but refused, saying whose."""
+    state = new_run(QUESTION)
+    state.controls["repeat_guard"] = {"seen": ['probe:{"x":1}'], "repeats": "many"}
+    model, seen = answering(reads(1), "It is 7.")
+    with pytest.raises(StateError, match="repeat_guard control does not read"):
+        await run(state, Registry([Recorder()]), RunOptions(model=model, controls=[RepeatGuard()]))
+    assert not seen  # refused before anything was asked
 
 
 async def test_an_empty_reply_requires_a_call_then_is_asked_again_in_words() -> None:
