@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from harness.events import TraceEvent
 from harness.state import RunState
@@ -92,6 +92,18 @@ class Tool(Protocol):
     def honours_idempotency_key(self) -> bool: ...  # a retry under the same key is a no-op if it already landed
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> Awaitable[str]: ...
+
+
+ResultKind = Literal["names", "nothing", "lines"]
+"""What a tool's result holds: names (a listing of files), nothing (a search that found no line), or lines
+of what files say (the default)."""
+
+
+@runtime_checkable
+class TellsWhatItFound(Protocol):
+    """A tool that says of one of its results what it holds (a listing, a search that found nothing)."""
+
+    def result_kind(self, result: str) -> ResultKind: ...
 
 
 class StateStore(Protocol):

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.errors import ContextTooSmall
-from harness.protocols import ModelReply, ModelRequest, Tool
+from harness.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
 from harness.state import RunState
 from wire.digest import Finding, write
 from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
@@ -53,7 +53,9 @@ class DigestAnswers(Hooks):
         if turn.answer is None:
             return
         budget = self.context - (turn.request.max_tokens or 0) if self.context else None
-        messages = digest_messages(run.state, run.count, budget, self.focus, self.matching_lines, self.unrelated_lines)
+        messages = digest_messages(
+            run.state, run.count, budget, self.focus, self.matching_lines, self.unrelated_lines, self.kinds_in(run)
+        )
         changers = self.changers(run)
         if changers:
             turn.request = ModelRequest(messages, changers, turn.request.max_tokens, "auto")
@@ -73,6 +75,16 @@ class DigestAnswers(Hooks):
         if ok and not tool.read_only:
             with self.remember(run, Changed) as memory:
                 memory.tools.append(tool.name)
+
+    @staticmethod
+    def kinds_in(run: RunContext) -> Callable[[Finding], ResultKind]:
+        """What each finding's result holds, as its tool says (lines of files, when it says nothing)."""
+
+        def kind(finding: Finding) -> ResultKind:
+            tool = run.tools.get(finding.name)
+            return tool.result_kind(finding.result) if isinstance(tool, TellsWhatItFound) else "lines"
+
+        return kind
 
     def changers(self, run: RunContext) -> list[ToolDefinition]:
         """The tools that change files, when none of them has changed anything in this run yet."""
@@ -129,14 +141,19 @@ def digest_messages(
     focus: bool = False,
     matching_lines: int = 0,
     unrelated_lines: int = 0,
+    kind: Callable[[Finding], ResultKind] = lambda finding: "lines",
 ) -> list[Message]:
-    """The run's system messages, then the question beside the results. Results are cut to MAX_RESULT_LINES
-    (a result of a call with arguments that shares no word with the question to `unrelated_lines`, when set);
-    under a context budget (the run's, or the model's window) the longest lose their middle lines first,
-    and only when none can shrink further do the matching lines go, then the oldest results."""
+    """The run's system messages, then the question beside the results: each listing and miss once (one
+    whose result repeats an earlier one's of the same tool adds nothing), and without the searches that found
+    nothing for words another result holds (`superseded`). Results are cut to MAX_RESULT_LINES (a result of
+    a call with arguments that shares no word with the question to `unrelated_lines`, when set); under a
+    context budget (the run's, or the model's window) the longest lose their middle lines first, and only
+    when none can shrink further do the matching lines go, then the oldest results."""
     head = [m for m in state.messages if m["role"] == "system"]
-    every = findings(state.messages)
-    matches = matching(state.question, every, matching_lines) if matching_lines else []
+    every = superseded_left_out(distinct_results(findings(state.messages), kind), kind)
+    matches = (
+        matching(state.question, [f for f in every if kind(f) == "lines"], matching_lines) if matching_lines else []
+    )
     asked = words(state.question)
     found = [
         shortened(f, unrelated_lines if unrelated_lines and f.arguments and not shares(asked, f) else MAX_RESULT_LINES)
@@ -162,6 +179,38 @@ def digest_messages(
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")
         found = found[:-1] if focus else found[1:]  # focused: the least related go first; else the oldest
+
+
+def distinct_results(found: Sequence[Finding], kind: Callable[[Finding], ResultKind]) -> list[Finding]:
+    """The findings less the listings and misses whose result is the same as an earlier one's of the same
+    tool (a listing asked again with the default folder named, a miss asked again as a regex). Reads with
+    the same result stay: two files may say the same, and a read's result does not name its file."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for finding in found:
+        if (finding.name, finding.result) not in seen or kind(finding) == "lines":
+            seen.add((finding.name, finding.result))
+            kept.append(finding)
+    return kept
+
+
+def superseded_left_out(found: list[Finding], kind: Callable[[Finding], ResultKind]) -> list[Finding]:
+    """The findings less each result that found nothing for words the lines read elsewhere hold: a search
+    for "timeout" that found no line, where a file read says "timed out"; a search for a file's name, where
+    that file was read. Such a result says only that a word was written another way, and a small model
+    reads "no line matches" beside the answer as a no. A search that found nothing for words no file read
+    holds stays: it is what a no rests on. (A listing's names do not count: a file named for a word need
+    not say it.)"""
+    read = [f for f in found if kind(f) == "lines"]
+    held: set[str] = set().union(*(words(f.result) | string_words(f) for f in read))
+    return [f for f in found if not (kind(f) == "nothing" and (wanted := string_words(f)) and wanted <= held)]
+
+
+def string_words(finding: Finding) -> set[str]:
+    """The content words of a call's text arguments (a pattern, a path), not of its flags or numbers."""
+    arguments = finding.arguments
+    values = [arguments] if isinstance(arguments, str) else [v for v in arguments.values() if isinstance(v, str)]
+    return words(" ".join(values))
 
 
 def digit_tokens(message: Message) -> int:

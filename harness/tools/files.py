@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import ToolError
-from harness.protocols import ToolContext
+from harness.protocols import ResultKind, ToolContext
 from harness.tools.patterns import glob_matcher
 from harness.tools.views import SNIFF_BYTES, binary_kind, described, output_chars, window
 from harness.tools.workspace import Entry, Workspace
@@ -63,6 +63,9 @@ class ListFiles:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return await asyncio.to_thread(self.listing, args)
+
+    def result_kind(self, result: str) -> ResultKind:
+        return "names"
 
     def listing(self, args: dict[str, Any]) -> str:
         where = str(args.get("path") or ".")

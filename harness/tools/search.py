@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import ToolError
-from harness.protocols import ToolContext
+from harness.protocols import ResultKind, ToolContext
 from harness.tools.patterns import glob_matcher, search_pattern
 from harness.tools.views import binary_kind, output_chars
 from harness.tools.workspace import Entry, Workspace
@@ -24,6 +24,7 @@ from harness.tools.workspace import Entry, Workspace
 MAX_FILE_BYTES = 4 << 20
 MAX_FILES = 100_000
 PER_FILE = 8  # lines shown of one file before the next file's
+NO_MATCH = "No line matches "
 LINE_CHARS = 200
 SEARCH_PARAMETERS: Mapping[str, Any] = {
     "type": "object",
@@ -70,6 +71,9 @@ class Search:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return await asyncio.to_thread(self.search, args)
+
+    def result_kind(self, result: str) -> ResultKind:
+        return "nothing" if result.startswith(NO_MATCH) else "lines"
 
     def search(self, args: dict[str, Any]) -> str:
         pattern = search_pattern(args.get("pattern"), bool(args.get("regex", False)))
@@ -125,7 +129,7 @@ class Search:
         notes = skipped(found)
         if not found.counts:
             searched = plural(found.searched, "file")
-            return f"No line matches {pattern!r}{scope} (searched {searched}{notes})." + stopped(found)
+            return f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})." + stopped(found)
         total, files = sum(found.counts.values()), len(found.counts)
         head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}:"
         out, used, left = [head], len(head), dict(found.counts)

@@ -39,6 +39,7 @@ from harness.state import new_run
 from harness.store import FileStore
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
+from harness.tools.search import Search
 from harness.tools.workspace import Workspace
 from harness.tools.writes import WriteFile
 from harness.trace import MemoryTrace
@@ -227,6 +228,32 @@ def test_a_focused_digest_puts_related_results_first_and_leaves_none_out_until_i
     fitted = replace(state, limits=Limits(context_tokens=30))
     kept = read(str(digest_messages(fitted, lambda m: len(str(m["content"]).split()), focus=True)[-1]["content"]))
     assert kept is not None and kept[1][0].arguments == {"x": 1} and len(kept[1]) < 3
+
+
+async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_read_holds(workspace: Path) -> None:
+    """The same listing asked twice is shown once; a search that found nothing for "timeout", where the file
+    read says "timed out", is left out and its line never repeated; a search that found nothing for a word no
+    file read holds stays (a no rests on it)."""
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
+    looked = calls(
+        ("l1", "list_files", {}),
+        ("l2", "list_files", {"path": "."}),
+        ("s1", "search", {"pattern": "timeout"}),
+        ("s2", "search", {"pattern": "kubernetes"}),
+        ("r1", "read_file", {"path": "errors.log"}),
+    )
+    model, seen = answering(looked, "errors.log says worker 7 timed out.")
+    controls = [LastTurn(), DigestAnswers(focus=True, matching_lines=12)]
+    question = "Which file mentions a timeout or kubernetes?"
+    result = await run(new_run(question, limits=Limits(max_turns=2)), tools, RunOptions(model, controls=controls))
+    digest = str(seen[1].messages[-1]["content"])
+    kept = read(digest)
+    assert result.answer == "errors.log says worker 7 timed out." and kept is not None
+    assert [f.call for f in kept[1]] == ['search(pattern="kubernetes")', 'read_file(path="errors.log")', "list_files()"]
+    assert "No line matches 'timeout'" not in digest and digest.count("No line matches") == 1
+    assert "errors.log: ERROR worker 7 timed out" in digest.split("share words")[1]
+    assert "kubernetes" not in digest.split("share words")[1].split("Answer the question")[0]
 
 
 def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question_each_after_its_file() -> None:
