@@ -1,0 +1,159 @@
+"""digest_answers: an answer turn asked as a digest of the question and what the tools returned."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from harness.controls import Hooks, RunContext, Turn
+from harness.controls.base import ask_for_answer
+from harness.controls.digest import DigestAnswers, digest_messages, digit_tokens, focused, matching
+from harness.controls.last_turn import LastTurn
+from harness.errors import ContextTooSmall
+from harness.limits import Limits
+from harness.loop import run
+from harness.options import RunOptions
+from harness.state import new_run
+from harness.tools.base import Registry
+from harness.tools.files import ListFiles, ReadFile
+from harness.tools.search import Search
+from harness.tools.workspace import Workspace
+from harness.tools.writes import WriteFile
+from tests.harness.controls.support import QUESTION, answering, reads
+from tests.harness.helpers import calls
+from wire.digest import Finding, read
+
+
+def test_under_a_context_budget_a_digest_keeps_the_newest_results() -> None:
+    state = new_run(QUESTION, limits=Limits(context_tokens=40))
+    for index in range(3):
+        reply = reads(index)
+        result = f"result {index} " + "word " * 10
+        state.messages += [reply, {"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"], "content": result}]
+    kept = read(str(digest_messages(state, lambda m: len(str(m["content"]).split()))[-1]["content"]))
+    assert kept is not None and [f.arguments for f in kept[1]] == [{"x": 2}]
+    with pytest.raises(ContextTooSmall):
+        digest_messages(replace(state, limits=Limits(context_tokens=5)), lambda m: 10)
+
+
+def test_a_focused_digest_puts_related_results_first_and_leaves_none_out_until_it_must() -> None:
+    # "read" in the question meets "read timeout" in one file by chance: the others must stay, for a
+    # question about every file needs every result.
+    state = new_run("Read each file and summarise every one.")
+    for index, text in enumerate(("disk at 40%", "request failed: read timeout", "job finished")):
+        reply = reads(index)
+        state.messages += [reply, {"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"], "content": text}]
+    kept = read(str(digest_messages(state, lambda m: 1, focus=True)[-1]["content"]))
+    assert kept is not None and [f.arguments for f in kept[1]] == [{"x": 1}, {"x": 0}, {"x": 2}]
+    fitted = replace(state, limits=Limits(context_tokens=30))
+    kept = read(str(digest_messages(fitted, lambda m: len(str(m["content"]).split()), focus=True)[-1]["content"]))
+    assert kept is not None and kept[1][0].arguments == {"x": 1} and len(kept[1]) < 3
+
+
+async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_read_holds(workspace: Path) -> None:
+    """The same listing asked twice is shown once; a search that found nothing for "timeout", where the file
+    read says "timed out", is left out and its line never repeated; a search that found nothing for a word no
+    file read holds stays (a no rests on it)."""
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
+    looked = calls(
+        ("l1", "list_files", {}),
+        ("l2", "list_files", {"path": "."}),
+        ("s1", "search", {"pattern": "timeout"}),
+        ("s2", "search", {"pattern": "kubernetes"}),
+        ("r1", "read_file", {"path": "errors.log"}),
+    )
+    model, seen = answering(looked, "errors.log says worker 7 timed out.")
+    controls = [LastTurn(), DigestAnswers(focus=True, matching_lines=12)]
+    question = "Which file mentions a timeout or kubernetes?"
+    result = await run(new_run(question, limits=Limits(max_turns=2)), tools, RunOptions(model, controls=controls))
+    digest = str(seen[1].messages[-1]["content"])
+    kept = read(digest)
+    assert result.answer == "errors.log says worker 7 timed out." and kept is not None
+    assert [f.call for f in kept[1]] == ['search(pattern="kubernetes")', 'read_file(path="errors.log")', "list_files()"]
+    assert "No line matches 'timeout'" not in digest and digest.count("No line matches") == 1
+    assert "errors.log: ERROR worker 7 timed out" in digest.split("share words")[1]
+    assert "kubernetes" not in digest.split("share words")[1].split("Answer the question")[0]
+
+
+def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question_each_after_its_file() -> None:
+    listing = Finding("list_files", {}, "2 files, largest first:\nworker.log (90 bytes)\napi.log (40 bytes)")
+    worker = Finding("read_file", {"path": "worker.log"}, "INFO worker started\nWARN worker slow\n" + "x " * 200)
+    api = Finding("read_file", {"path": "api.log"}, "ERROR worker 7 timed out")
+    found = [listing, worker, api]
+    question = "Which log says a worker timed out?"
+    assert matching(question, found, 12) == [
+        "api.log: ERROR worker 7 timed out",  # worker and timed: two words shared
+        "worker.log: INFO worker started",
+        "worker.log: WARN worker slow",
+    ]  # the listing's names are not repeated
+    assert matching(question, found, 1) == ["api.log: ERROR worker 7 timed out"]
+    assert matching("How many are there?", found, 12) == []
+    state = new_run(question)
+    for index, finding in enumerate(found[1:]):
+        reply = reads(index)
+        state.messages += [
+            reply,
+            {"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"], "content": finding.result},
+        ]
+    text = str(digest_messages(state, lambda m: 1, focus=True, matching_lines=1)[-1]["content"])
+    assert text.endswith("question:\n    1: ERROR worker 7 timed out\n\nAnswer the question: " + question)
+    assert "Lines that share" not in str(digest_messages(state, lambda m: 1, focus=True)[-1]["content"])
+    # a budget that holds the results but not the repeated lines: they go, and every result stays
+    count = lambda m: len(str(m["content"]).split())  # noqa: E731
+    bare = sum(count(m) + digit_tokens(m) for m in digest_messages(state, count, focus=True))
+    fitted = replace(state, limits=Limits(context_tokens=bare))
+    kept = read(str(digest_messages(fitted, count, focus=True, matching_lines=12)[-1]["content"]))
+    assert kept is not None and len(kept[1]) == 2
+
+
+def test_a_focused_digest_puts_a_related_result_before_the_listing_and_the_listing_before_the_rest() -> None:
+    listing = Finding("list_files", {}, "3 files, largest first:\nbig.log (900 bytes)\na.log\nplan.md")
+    big = Finding("read_file", {"path": "big.log"}, "disk at 40%")
+    hit = Finding("read_file", {"path": "a.log"}, "ERROR upstream call timed out")
+    plan = Finding("read_file", {"path": "plan.md"}, "Ship on Friday.")
+    found = [listing, big, hit, plan]
+    assert focused("Which file reports a timeout?", found) == [hit, listing, big, plan]  # "time" is shared
+    assert focused("What does plan.md say?", found) == [plan, listing, big, hit]  # by the call's path
+    assert focused("How many files are there?", found) == found  # nothing shared: the listing leads
+
+
+async def test_an_answer_turn_keeps_the_tools_that_change_files_until_one_has_changed_something(
+    workspace: Path,
+) -> None:
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), WriteFile(space, needs_approval=False)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "notes.txt"})),
+        calls(("w", "write_file", {"path": "summary.md", "content": "notes.txt: rotate the logs"})),
+        "Wrote summary.md.",
+    )
+
+    class AnswerSecond(Hooks):
+        name: ClassVar[str] = "answer_second"
+
+        def before_request(self, run: RunContext, turn: Turn) -> None:
+            if run.state.turns == 1:
+                ask_for_answer(turn, "a test's answer turn")
+
+    controls = [AnswerSecond(), DigestAnswers()]
+    state = new_run("Write summary.md saying what notes.txt holds.")
+    result = await run(state, tools, RunOptions(model, controls=controls))
+    assert [d["function"]["name"] for d in seen[1].tools] == ["write_file"]  # the answer turn, with the write
+    assert seen[1].tool_choice == "auto" and (workspace / "summary.md").read_text() == "notes.txt: rotate the logs"
+    assert result.status == "completed" and result.answer == "Wrote summary.md."
+
+
+def test_a_result_that_shares_no_word_with_the_question_is_cut_in_the_digest() -> None:
+    state = new_run("Which file mentions a timeout?")
+    state.messages += [
+        calls(("a", "read_file", {"path": "big.log"}), ("b", "read_file", {"path": "errors.log"})),
+        {"role": "tool", "tool_call_id": "a", "name": "read_file", "content": "\n".join(f"ok {n}" for n in range(50))},
+        {"role": "tool", "tool_call_id": "b", "name": "read_file", "content": "worker timed out\n" * 20},
+    ]
+    text = str(digest_messages(state, lambda m: 1, unrelated_lines=8)[-1]["content"])
+    assert "ok 5" in text and "ok 40" not in text and "lines not shown" in text
+    assert text.count("worker timed out") == 20  # a related result stays whole

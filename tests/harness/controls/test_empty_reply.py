@@ -1,0 +1,43 @@
+"""empty_reply: a reply with neither words nor a call is asked again."""
+
+from __future__ import annotations
+
+from harness.controls.digest import DigestAnswers
+from harness.controls.empty_reply import EmptyReply
+from harness.loop import run
+from harness.options import RunOptions
+from harness.state import new_run
+from harness.tools.base import Registry
+from harness.trace import MemoryTrace
+from tests.harness.controls.support import QUESTION, answering, reads
+from tests.harness.helpers import Recorder
+from wire.digest import read
+
+
+async def test_an_empty_reply_requires_a_call_then_is_asked_again_in_words() -> None:
+    model, seen = answering("", reads(1), "", "It is 7.")
+    trace = MemoryTrace()
+    controls = [EmptyReply(retries=2)]
+    result = await run(
+        new_run(QUESTION), Registry([Recorder()]), RunOptions(model=model, controls=controls, trace=trace)
+    )
+    assert (result.status, result.answer, result.turns) == ("completed", "It is 7.", 4)
+    assert seen[1].tool_choice == "required"
+    assert seen[3].messages[-1]["role"] == "user" and QUESTION in str(seen[3].messages[-1]["content"])
+    assert [e["why"] for e in trace.events if e["type"] == "not_an_answer"] == ["empty", "empty"]
+
+
+async def test_an_empty_reply_after_looking_brings_the_answer_turn() -> None:
+    model, seen = answering(reads(1), "", "It is 7.")
+    trace = MemoryTrace()
+    options = RunOptions(model=model, controls=[EmptyReply(), DigestAnswers()], trace=trace)
+    result = await run(new_run(QUESTION), Registry([Recorder(output="value 7")]), options)
+    assert (result.status, result.answer, result.turns) == ("completed", "It is 7.", 3)
+    assert seen[2].tools == [] and read(str(seen[2].messages[-1]["content"])) is not None
+    assert [e["answer_turn"] for e in trace.events if e["type"] == "turn"] == [None, None, "empty reply"]
+
+
+async def test_past_its_retries_an_empty_reply_is_the_answer() -> None:
+    model, _ = answering("", "")
+    result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model, controls=[EmptyReply(retries=1)]))
+    assert (result.status, result.answer, result.turns) == ("completed", "", 2)

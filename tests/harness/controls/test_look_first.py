@@ -1,0 +1,43 @@
+"""look_first: the first turns must call, the first call the bare listing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.controls.look_first import LookFirst
+from harness.controls.parallel_calls import ParallelCalls
+from harness.loop import run
+from harness.options import RunOptions
+from harness.state import new_run
+from harness.tools.base import Registry
+from harness.tools.files import ListFiles, ReadFile
+from harness.tools.workspace import Workspace
+from tests.harness.controls.support import QUESTION, answering, reads
+from tests.harness.helpers import Recorder, calls
+
+
+async def test_the_first_turns_must_call_and_the_first_call_is_the_bare_tool() -> None:
+    bare = Recorder(name="look", parameters={"type": "object", "properties": {}})
+    needs_x = Recorder(parameters={"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]})
+    model, seen = answering(calls(("a", "look", {})), reads(1), "It is 7.")
+    options = RunOptions(model=model, controls=[LookFirst(turns=2), ParallelCalls()])
+    result = await run(new_run(QUESTION), Registry([bare, needs_x]), options)
+    assert result.answer == "It is 7."
+    assert seen[0].tool_choice == {"type": "function", "function": {"name": "look"}}
+    assert (seen[1].tool_choice, seen[2].tool_choice) == ("required", None)
+    assert all(request.parallel_tool_calls for request in seen)
+
+
+async def test_the_first_forced_listing_is_decoded_with_no_arguments_where_the_server_narrows_calls(
+    workspace: Path,
+) -> None:
+    """A small model fills a listing's optional folder with a file's path it saw elsewhere; told
+    `tool_parameters`, look_first asks the server for a call with no arguments at all."""
+    space = Workspace(workspace)
+    model, seen = answering(calls(("a", "list_files", {})), "done")
+    controls = [LookFirst(turns=1, tool_parameters=True)]
+    await run(new_run(QUESTION), Registry([ListFiles(space), ReadFile(space)]), RunOptions(model, controls=controls))
+    assert seen[0].tool_choice == {"type": "function", "function": {"name": "list_files"}}
+    assert seen[0].extra["tool_parameters"] == {"list_files": {"type": "object", "properties": {},
+                                                               "additionalProperties": False}}  # fmt: skip
+    assert "tool_parameters" not in seen[1].extra
