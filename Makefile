@@ -61,7 +61,7 @@ report: install
 	$(PY) -m evals controls --no-scripted --model qwen2.5-coder-1.5b-instruct --only small --out docs/results/controls-1.5b.md
 	$(PY) -m evals controls --no-scripted --model qwen2.5-coder-0.5b-instruct --only tiny --out docs/results/controls-0.5b.md
 	$(PY) -m evals.agents --model qwen2.5-coder-0.5b-instruct --model qwen2.5-coder-1.5b-instruct --out docs/results/agents.md
-	if [ -n "$$LLAMA_SERVER" ]; then $(PY) -m benchmarks --only forced --model smollm2-135m-instruct --out docs/results/forced-smollm2.md; fi
+	if [ -n "$$LLAMA_SERVER" ]; then $(PY) -m benchmarks --only forced --out docs/results/forced-calls.md; fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache results
