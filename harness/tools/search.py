@@ -131,7 +131,7 @@ class Search:
             searched = plural(found.searched, "file")
             return f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})." + stopped(found)
         total, files = sum(found.counts.values()), len(found.counts)
-        head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}{per_file(found)}:"
+        head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}:"
         out, used, left = [head], len(head), dict(found.counts)
         for path, lines in found.lines.items():
             for number, text in lines:
@@ -151,17 +151,6 @@ class Search:
         if notes:
             out.append(f"[{notes.removeprefix('; ')}]")
         return "\n".join(out) + stopped(found)
-
-
-def per_file(found: Found, most: int = 5) -> str:
-    """How many lines match in each file, most first (as `rg --count` gives them), when more than one file
-    has any and one has several: the total alone reads as one file's count."""
-    if len(found.counts) < 2 or max(found.counts.values()) < 2:
-        return ""
-    ranked = sorted(found.counts.items(), key=lambda item: -item[1])
-    shown = ", ".join(f"{path} {count:,}" for path, count in ranked[:most])
-    others = len(ranked) - most
-    return f" ({shown}{f' and {others} other files' if others > 0 else ''})"
 
 
 def plural(count: int, noun: str) -> str:
