@@ -18,10 +18,9 @@ one of two ways:
 Reading is shared fairly. Of the requests reading their prompts, the one that has had the least reading
 time goes next (in throughput mode, first into the call's room), so a short prompt that arrives behind
 long ones is read at once rather than after them. And while some requests decode, calls that read
-prompts get READING_SHARE of the time at most, calls that only decode the rest (`Share`): reading waits
-while it is ahead, so a decoding request keeps more than half its pace whatever is being read, with room
-for the decode calls that grow as a request that was read joins them (in throughput mode too, where a
-shared call of a chunk of prompt rows can take seconds on a CPU).
+prompts get no more time than calls that only decode (`Share`): reading waits while it is ahead, so a
+decoding request keeps about half its pace or more whatever is being read (in throughput mode too, where
+a shared call of a chunk of prompt rows can take seconds on a CPU).
 
 A failure is the failing request's alone: whatever goes wrong while one request is admitted, read,
 decoded or finished (in llama.cpp, in its grammar, in its sampling, or in delivering its events), that
@@ -143,9 +142,6 @@ class Active:
             self.phase, self.error = "failed", exc
 
 
-READING_SHARE = 0.4  # of the time while requests decode beside ones reading: at most this much reads prompts
-
-
 @dataclass
 class Share:
     """Seconds spent reading prompts and decoding since both kinds of work began to wait together."""
@@ -154,8 +150,7 @@ class Share:
     decode_s: float = 0.0
 
     def reading_turn(self) -> bool:
-        """Whether a call that reads prompts may go now: reading has had at most READING_SHARE of the time."""
-        return self.prompt_s * (1 - READING_SHARE) <= self.decode_s * READING_SHARE
+        return self.prompt_s <= self.decode_s
 
 
 class Scheduler:
