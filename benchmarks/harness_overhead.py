@@ -13,17 +13,17 @@ import httpx
 
 from evals.servers import ServerProcess
 from evals.workspace import default_workspace
-from harness.client import FunctionModel, OpenAIClient
-from harness.limits import Limits
-from harness.loop import run
-from harness.options import RunOptions
+from harness.app.client import FunctionModel, OpenAIClient
+from harness.app.trace import MemoryTrace
+from harness.core.limits import Limits
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.state import new_run
 from harness.prompts import SYSTEM_PROMPT
-from harness.protocols import ModelReply, ModelRequest, ToolContext
-from harness.state import new_run
 from harness.tools.base import NO_ARGUMENTS, Registry
 from harness.tools.catalogue import reading_tools
 from harness.tools.workspace import Workspace
-from harness.trace import MemoryTrace
 from serve.scripted.backend import to_message
 from serve.scripted.scenarios import scenarios
 from serve.scripted.script import Transcript

@@ -26,7 +26,7 @@ import httpx
 from evals.runner import EvalSettings, Provider, run_suite
 from evals.servers import ServerFailed, ServerProcess, free_port
 from evals.suite import DEFAULT_SUITE, load_suite
-from harness.client import tls
+from harness.app.client import tls
 from models.registry import QWEN_CODER_05, ModelSpec, model_spec
 from models.weights import locate
 from serve.llama.kernels import repacking_fails

@@ -31,8 +31,8 @@ from evals.providers import ProviderSpecError, resolve
 from evals.runner import EvalSettings, TaskResult, run_suite
 from evals.servers import ServerFailed
 from evals.suite import DEFAULT_SUITE, SUITES, Suite, SuiteError, load_suite
+from harness.app.flags import add_controls, profile_from
 from harness.errors import HarnessError
-from harness.flags import add_controls, profile_from
 from models.errors import ModelsError
 
 

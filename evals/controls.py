@@ -20,8 +20,8 @@ from evals.manifest import results_header
 from evals.runner import EvalSettings, Provider, TaskResult, aggregate, run_suite
 from evals.servers import ServerProcess
 from evals.suite import SUITES, load_suite
-from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.controls import SMALL, TINY
+from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.prompts import GENERIC_SYSTEM_PROMPT
 
 MEASURED_SUITES = ("default", "generated", "family-3", "family-7", "family-15")

@@ -37,16 +37,16 @@ from evals.scoring import classify, judge, read_paths, trajectory
 from evals.suite import SUITES, Check, Suite, load_suite
 from evals.suite import Task as SuiteTask
 from evals.truth import files_of, truth_for
-from harness.config import NO_CONTROLS, RunConfig
+from harness.app.runtime import start, tools_for
+from harness.app.trace import MemoryTrace
 from harness.controls import named
+from harness.core.config import NO_CONTROLS, RunConfig
+from harness.core.limits import Limits
+from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.state import RunState
+from harness.core.stop import StopSignal
 from harness.errors import ToolError
-from harness.limits import Limits
-from harness.protocols import ModelReply, ModelRequest, ToolContext
-from harness.runtime import start, tools_for
-from harness.state import RunState
-from harness.stop import StopSignal
 from harness.tools.base import Registry
-from harness.trace import MemoryTrace
 from wire.types import AssistantMessage, Usage
 
 MAX_TURNS = 12

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from evals.servers import PROJECT_ROOT
-from harness.client import tls
+from harness.app.client import tls
 
 LIBRARIES = (
     "llama-cpp-python",

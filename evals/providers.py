@@ -13,7 +13,7 @@ import httpx
 
 from evals.runner import Provider
 from evals.servers import ServerProcess, free_port, healthy, port_free
-from harness.client import base_url_from_env, tls
+from harness.app.client import base_url_from_env, tls
 from models.choice import default_model
 
 SCRIPTED_URL = "http://127.0.0.1:8001/v1"

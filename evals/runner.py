@@ -1,6 +1,6 @@
 """Running a suite's tasks through the harness against each provider, and measuring every turn.
 
-Each task is a real harness run built from a RunConfig (harness.runtime), so the eval runs exactly what
+Each task is a real harness run built from a RunConfig (harness.app.runtime), so the eval runs exactly what
 `harness run` runs. A call that needs approval (delete_file in the seed suite) is refused in words, as a
 person would, and the run goes on. Tasks may run concurrently (`concurrency`); each has its own workspace,
 so for a greedy model the results are those of a sequential run.
@@ -20,15 +20,15 @@ from typing import Any
 from evals.scoring import HARNESS_FAILURES, Failure, classify, judge, read_paths, trajectory
 from evals.suite import Suite, Task
 from evals.truth import CHANGES, files_of, truth_for
-from harness.config import AUTO, Profile, RunConfig
-from harness.decisions import approve, reject
-from harness.limits import Limits
+from harness.app.runtime import runnable, start, tools_for
+from harness.app.summary import RunSummary
+from harness.app.trace import MemoryTrace
+from harness.core.approvals import approve, reject
+from harness.core.config import AUTO, Profile, RunConfig
+from harness.core.limits import Limits
+from harness.core.protocols import Model
+from harness.core.state import RunState
 from harness.prompts import FOR_TOOLS
-from harness.protocols import Model
-from harness.runtime import runnable, start, tools_for
-from harness.state import RunState
-from harness.summary import RunSummary
-from harness.trace import MemoryTrace
 from wire.types import Message
 
 REFUSAL = "the eval does not allow changes to the files; answer from what you have read"

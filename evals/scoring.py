@@ -16,7 +16,7 @@ from typing import Literal
 
 from evals.suite import Check
 from evals.truth import CHANGES, Truth, config_values, digests, read_text
-from harness.state import RunState
+from harness.core.state import RunState
 from harness.tools.base import Invalid, Registry
 from wire.types import canonical
 

@@ -14,7 +14,7 @@ from typing import IO
 
 import httpx
 
-from harness.client import tls
+from harness.app.client import tls
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 

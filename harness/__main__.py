@@ -22,7 +22,7 @@ def quietly(signum: int, frame: FrameType | None) -> None:
 def entry() -> int:
     signal.signal(signal.SIGINT, quietly)
     signal.signal(signal.SIGTERM, quietly)
-    from harness.cli import main
+    from harness.app.cli import main
 
     try:
         return main()

@@ -58,8 +58,8 @@ def import_graph() -> dict[str, set[str]]:
 def test_the_graph_sees_the_project_imports() -> None:
     graph = import_graph()
     assert len(graph) > 50
-    assert "harness.state" in graph["harness.loop"]  # a module-level import
-    assert "harness.cli" in graph["harness.__main__"]  # an import inside a function counts too
+    assert "harness.core.state" in graph["harness.core.loop"]  # a module-level import
+    assert "harness.app.cli" in graph["harness.__main__"]  # an import inside a function counts too
 
 
 def test_no_import_cycle() -> None:
@@ -67,3 +67,38 @@ def test_no_import_cycle() -> None:
         list(graphlib.TopologicalSorter(import_graph()).static_order())
     except graphlib.CycleError as exc:
         pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+# the harness's layers, lowest first: what a module of each may import from the harness
+CORE_MAY_USE = ("harness.core", "harness.errors", "harness.controls.base", "harness.tools.base")
+
+
+def within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def test_the_loop_layer_uses_only_itself_and_the_seams_it_runs() -> None:
+    """harness.core (the loop and what it needs) reads no flag and no file: it never reaches into the
+    application, into a control or into a tool, only into the seams those declare (their `base` modules)."""
+    graph = import_graph()
+    core = [name for name in graph if within(name, ("harness.core",))]
+    assert "harness.core.loop" in core and "harness.core.state" in core
+    wrong = {
+        f"{name} -> {target}"
+        for name in core
+        for target in graph[name]
+        if within(target, ("harness",)) and not within(target, CORE_MAY_USE)
+    }
+    assert not wrong, sorted(wrong)
+
+
+def test_only_the_application_and_the_entry_point_import_the_application() -> None:
+    graph = import_graph()
+    wrong = {
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        if within(name, ("harness",)) and not within(name, ("harness.app", "harness.__main__"))
+        for target in targets
+        if within(target, ("harness.app",))
+    }
+    assert not wrong, sorted(wrong)

@@ -6,9 +6,9 @@ import json
 from collections.abc import Callable
 
 from evals.experiments.lab import Lab, Table, check
-from harness.decisions import approve, reject
-from harness.policy import rejection_text
-from harness.state import RunState
+from harness.core.approvals import approve, reject
+from harness.core.policy import rejection_text
+from harness.core.state import RunState
 
 PROMPT = "Tell me what is in this folder."
 Decision = tuple[str, Callable[[RunState], None], Callable[[str, str | None], str]]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evals.experiments.lab import Lab, Table, check, usd
-from harness.limits import Limits
+from harness.core.limits import Limits
 
 BUDGETS = (0.010, 0.050, 0.100)
 

@@ -6,7 +6,7 @@ import asyncio
 import time
 
 from evals.experiments.lab import Lab, Table, check
-from harness.stop import StopSignal
+from harness.core.stop import StopSignal
 
 PRESS_AT_S = 1.2
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evals.experiments.lab import Lab, Table, check, usd
-from harness.limits import Limits
+from harness.core.limits import Limits
 
 CAPS = (8, 20, 50, 100)
 

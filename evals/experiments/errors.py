@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evals.experiments.lab import Lab, Table, check, usd
-from harness.policy import ToolErrorPolicy
+from harness.core.policy import ToolErrorPolicy
 
 
 async def experiment(lab: Lab) -> Table:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from evals.workspace import default_workspace
-from harness.config import NO_CONTROLS, RunConfig
-from harness.limits import Limits
+from harness.app.runtime import runnable, start
+from harness.app.trace import MemoryTrace
+from harness.core.config import NO_CONTROLS, RunConfig
+from harness.core.limits import Limits
+from harness.core.state import RunState
 from harness.prompts import GENERIC_SYSTEM_PROMPT as SYSTEM_PROMPT  # the seed's setup: its plain prompt
-from harness.runtime import runnable, start
-from harness.state import RunState
-from harness.trace import MemoryTrace
 
 TASK = "Which file mentions a timeout?"
 

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from evals.experiments.lab import Lab, Table, check, usd
-from harness.limits import Limits
-from harness.policy import ToolErrorPolicy
+from harness.core.limits import Limits
+from harness.core.policy import ToolErrorPolicy
 
 
 def forbidden_workspace(lab: Lab) -> Path:

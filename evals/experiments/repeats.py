@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evals.experiments.lab import Lab, Table, check, usd
-from harness.policy import Dedupe
+from harness.core.policy import Dedupe
 
 
 async def experiment(lab: Lab) -> Table:

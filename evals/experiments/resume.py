@@ -14,8 +14,8 @@ from typing import Any
 
 from evals.experiments.lab import Lab, Table, check, usd
 from evals.servers import PROJECT_ROOT, ServerProcess
-from harness.store import FileStore
-from harness.trace import read_trace
+from harness.app.store import FileStore
+from harness.app.trace import read_trace
 
 LATENCY_MS = "200"  # a window for the kill while the harness waits for turn 3
 

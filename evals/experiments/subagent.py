@@ -6,8 +6,8 @@ import asyncio
 import time
 
 from evals.experiments.lab import Lab, Outcome, Table, check, usd
-from harness.limits import Limits
-from harness.stop import StopSignal
+from harness.core.limits import Limits
+from harness.core.stop import StopSignal
 
 CHILD_BUDGET = 0.02
 PARENT_BUDGET = 1.00

@@ -25,9 +25,9 @@ from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from pydantic import TypeAdapter, ValidationError
 
+from harness.core.protocols import ModelReply, ModelRequest, Tool
+from harness.core.state import RunState
 from harness.errors import StateError
-from harness.protocols import ModelReply, ModelRequest, Tool
-from harness.state import RunState
 from harness.tools.base import Registry
 from wire.types import TOOL_EXTENSIONS, Message, ToolCall, ToolChoice, ToolDefinition
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
+from harness.core.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
+from harness.core.state import RunState
 from harness.errors import ContextTooSmall
-from harness.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
-from harness.state import RunState
 from wire.digest import Finding, write
 from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
 

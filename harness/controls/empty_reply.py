@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from harness.controls.base import Hooks, NotYet, RunContext, Turn, has_results
+from harness.core.protocols import ModelReply
 from harness.prompts import empty_reply
-from harness.protocols import ModelReply
 
 
 @dataclass

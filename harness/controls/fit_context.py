@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.controls.digest import CONTEXT_MARGIN, digit_tokens, trimmed
-from harness.protocols import ModelReply
+from harness.core.protocols import ModelReply
 from wire.types import Message
 
 MIN_LINES = 8  # a result is not cut below this many lines

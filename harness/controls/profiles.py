@@ -14,7 +14,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from harness.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.controls.base import Control, Hooks
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
@@ -24,6 +23,7 @@ from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
+from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.errors import ConfigError
 from wire.types import TOOL_EXTENSIONS, ModelCard
 

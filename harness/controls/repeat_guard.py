@@ -6,9 +6,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn, set_aside, takes_nothing
-from harness.policy import signature
+from harness.core.policy import signature
+from harness.core.protocols import ModelReply, Tool
 from harness.prompts import repeated_call
-from harness.protocols import ModelReply, Tool
 from wire.types import ToolCall
 
 

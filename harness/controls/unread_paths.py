@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, RunContext, Turn, set_aside
-from harness.protocols import Tool
+from harness.core.protocols import Tool
 from harness.tools.files import READ_ON
 from harness.tools.workspace import Workspace
 from wire.types import ToolCall, ToolDefinition

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.protocols import ToolContext
+from harness.core.protocols import ToolContext
 from harness.tools.base import NO_ARGUMENTS
 
 

@@ -10,8 +10,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from harness.core.protocols import Tool
 from harness.errors import RegistryError
-from harness.protocols import Tool
 from wire.text import scrubbed
 from wire.types import TOOL_NAME, ToolCall, ToolDefinition
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.config import ALL_TOOLS, LOOKING_TOOLS
 from harness.controls import Control
+from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset
+from harness.core.limits import Limits
+from harness.core.protocols import Model, Tool, TraceSink
 from harness.errors import ConfigError
-from harness.limits import Limits
-from harness.presets import CommandPreset
-from harness.protocols import Model, Tool, TraceSink
 from harness.tools.archive import ScanArchive
 from harness.tools.base import Registry
 from harness.tools.commands import RunCommand

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core.config import CommandPreset
+from harness.core.protocols import ApprovalRule, ToolContext
 from harness.errors import ConfigError, PermanentToolError, ToolError
-from harness.presets import CommandPreset
-from harness.protocols import ApprovalRule, ToolContext
 from harness.tools.workspace import Workspace
 
 READ_CHUNK = 65536

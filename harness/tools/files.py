@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.core.protocols import ResultKind, ToolContext
 from harness.errors import ToolError
-from harness.protocols import ResultKind, ToolContext
 from harness.tools.patterns import glob_matcher
 from harness.tools.views import SNIFF_BYTES, binary_kind, described, output_chars, window
 from harness.tools.workspace import Entry, Workspace

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.controls import Control
-from harness.limits import Limits, Prices
-from harness.loop import run
-from harness.options import RunOptions
+from harness.core.limits import Limits, Prices
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.protocols import Model, ToolContext, TraceSink
+from harness.core.state import RunState, new_run
 from harness.prompts import RESEARCH_SYSTEM
-from harness.protocols import Model, ToolContext, TraceSink
-from harness.state import RunState, new_run
 from harness.tools.base import Registry
 
 QUESTION: Mapping[str, Any] = {

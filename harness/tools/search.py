@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.core.protocols import ResultKind, ToolContext
 from harness.errors import ToolError
-from harness.protocols import ResultKind, ToolContext
 from harness.tools.patterns import glob_matcher, search_pattern
 from harness.tools.views import binary_kind, output_chars
 from harness.tools.workspace import Entry, Workspace

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.core.protocols import ToolContext
 from harness.errors import ToolError
-from harness.protocols import ToolContext
 from harness.tools.workspace import Workspace
 
 PATH_AND_CONTENT: Mapping[str, Any] = {

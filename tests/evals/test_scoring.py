@@ -10,7 +10,7 @@ from evals.scoring import Trajectory, Verdict, classify, judge, trajectory
 from evals.suite import Check
 from evals.truth import truth_for
 from evals.workspace import default_workspace
-from harness.state import new_run
+from harness.core.state import new_run
 from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from harness.tools.workspace import Workspace

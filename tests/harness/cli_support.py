@@ -11,7 +11,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from io import StringIO
 from typing import Any
 
-from harness.cli import main
+from harness.app.cli import main
 from tests.conftest import ROOT
 
 

@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.client import FunctionModel
+from harness.app.client import FunctionModel
 from harness.controls import Control
-from harness.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.protocols import ModelReply, ModelRequest, ToolContext
 from wire.types import AssistantMessage, Message, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]

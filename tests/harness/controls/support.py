@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.client import FunctionModel
-from harness.protocols import ModelReply, ModelRequest
+from harness.app.client import FunctionModel
+from harness.core.protocols import ModelReply, ModelRequest
 from tests.harness.helpers import calls
 from wire.types import AssistantMessage, ModelCard, usage_of
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from harness.controls import Hooks, NotYet, RunContext, Turn
-from harness.loop import run
-from harness.options import RunOptions
-from harness.protocols import ModelReply
-from harness.state import new_run
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.protocols import ModelReply
+from harness.core.state import new_run
 from harness.tools.base import Registry
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder

@@ -12,11 +12,11 @@ from harness.controls import Hooks, RunContext, Turn
 from harness.controls.base import ask_for_answer
 from harness.controls.digest import DigestAnswers, digest_messages, digit_tokens, focused, matching
 from harness.controls.last_turn import LastTurn
+from harness.core.limits import Limits
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.errors import ContextTooSmall
-from harness.limits import Limits
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.search import Search

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from harness.app.trace import MemoryTrace
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.tools.base import Registry
-from harness.trace import MemoryTrace
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder
 from wire.digest import read

@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from harness.controls.fit_context import FitContext
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.tools.base import Registry
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from harness.controls.digest import DigestAnswers
 from harness.controls.last_turn import LastTurn
-from harness.limits import Limits
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
+from harness.core.limits import Limits
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.tools.base import Registry
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.workspace import Workspace

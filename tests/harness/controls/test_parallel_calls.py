@@ -6,16 +6,16 @@ from pathlib import Path
 
 import httpx
 
-from harness.client import OpenAIClient
+from harness.app.client import OpenAIClient
 from harness.controls import SMALL
 from harness.controls.last_turn import LastTurn
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.profiles import fitted_profile
 from harness.controls.unread_paths import UnreadPaths
-from harness.limits import Limits
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
+from harness.core.limits import Limits
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.workspace import Workspace

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import ControlSpec, Profile
 from harness.controls import SMALL, build, choose
 from harness.controls.look_first import LookFirst
 from harness.controls.profiles import fitted_profile, needs_card
+from harness.core.config import ControlSpec, Profile
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.errors import ConfigError
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.workspace import Workspace

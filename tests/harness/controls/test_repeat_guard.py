@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from harness.app.store import FileStore
+from harness.app.trace import MemoryTrace
 from harness.controls.digest import PROSE_GRAMMAR, DigestAnswers
 from harness.controls.look_first import LookFirst
 from harness.controls.repeat_guard import RepeatGuard
+from harness.core.limits import Limits
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.state import new_run
 from harness.errors import StateError
-from harness.limits import Limits
-from harness.loop import run
-from harness.options import RunOptions
-from harness.state import new_run
-from harness.store import FileStore
 from harness.tools.base import Registry
-from harness.trace import MemoryTrace
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls
 from wire.digest import Finding, read

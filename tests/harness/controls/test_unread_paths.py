@@ -10,10 +10,10 @@ from harness.controls import RunContext, Turn
 from harness.controls.digest import DigestAnswers
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
-from harness.loop import run
-from harness.options import RunOptions
-from harness.protocols import ModelRequest
-from harness.state import new_run
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.protocols import ModelRequest
+from harness.core.state import new_run
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.workspace import Workspace

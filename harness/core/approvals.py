@@ -1,0 +1,56 @@
+"""A person's decisions about a pending call: approve it (bound to its exact arguments) or reject it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.core.policy import fingerprint
+from harness.core.protocols import Tool
+from harness.core.state import RunState, pending
+from harness.errors import ApprovalError
+from harness.tools.base import approval_needed
+from wire.types import ToolCall
+
+
+def pending_call(state: RunState, call_id: str) -> ToolCall:
+    for call in pending(state.messages):
+        if call["id"] == call_id:
+            return call
+    waiting = ", ".join(c["id"] for c in pending(state.messages)) or "none"
+    raise ApprovalError(f"call {call_id!r} is not pending in run {state.run_id} (pending: {waiting})")
+
+
+def approve(state: RunState, call_id: str) -> None:
+    """Let the call run on resume, with exactly the arguments it has now."""
+    call = pending_call(state, call_id)
+    try:
+        args = json.loads(call["function"]["arguments"] or "{}")
+    except json.JSONDecodeError as exc:
+        raise ApprovalError(f"call {call_id!r} has arguments that are not JSON; there is nothing to approve") from exc
+    state.approvals[call_id] = fingerprint(args)
+    state.rejections.pop(call_id, None)
+    if call_id in state.started:  # the person vouches for running it again
+        state.started.remove(call_id)
+
+
+def reject(state: RunState, call_id: str, reason: str | None = None) -> None:
+    """Refuse the call; on resume the refusal (with the reason) is written into its slot for the model."""
+    pending_call(state, call_id)
+    state.rejections[call_id] = reason
+    state.approvals.pop(call_id, None)
+
+
+def needs_person(state: RunState, call_id: str, tool: Tool, args: dict[str, Any]) -> str | None:
+    """Why a call must wait for a person: it is not approved, or it is a write whose first attempt may have
+    landed (and the tool cannot tell on its own); None when it may run."""
+    if call_id in state.started and not tool.honours_idempotency_key:
+        group = state.processes.get(call_id)
+        ended = f"; its process group {group} ended with the harness" if group else ""
+        return (
+            f"{tool.name} call {call_id} started before the run stopped and may have taken effect{ended}; "
+            "approve to run it again or reject it"
+        )
+    if approval_needed(tool, args) and state.approvals.get(call_id) != fingerprint(args):
+        return f"{tool.name} needs approval before it runs"
+    return None

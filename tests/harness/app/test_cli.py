@@ -1,0 +1,142 @@
+"""The harness CLI, run as a real process against the scripted provider."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness.app.trace import read_trace
+from harness.core.config import ALL_TOOLS
+from tests.conftest import ROOT, AppServer
+from tests.harness.cli_support import harness, harness_process, last_json, start
+
+
+def base(scripted: AppServer, workspace: Path, tmp_path: Path, model: str) -> list[str]:
+    return [
+        "--base-url",
+        scripted.base_url,
+        "--model",
+        model,
+        "--workspace",
+        str(workspace),
+        "--state-dir",
+        str(tmp_path / "st"),
+        "--tools",
+        ",".join(ALL_TOOLS),  # the scenarios call every tool
+    ]
+
+
+def test_run_prints_the_answer_a_summary_line_and_a_json_last_line(
+    scripted: AppServer, workspace: Path, tmp_path: Path
+) -> None:
+    done = harness_process(
+        "run", "Which file mentions a timeout?", *base(scripted, workspace, tmp_path, "plan"), "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    facts = last_json(done.stdout)
+    assert facts["status"] == "completed" and facts["turns"] == 3
+    assert facts["tool_runs"] == ["list_files", "read_file:errors.log"]
+    assert facts["answer"].startswith("errors.log mentions a timeout: ERROR worker 7 timed out after 30000 ms")
+    assert facts["prompt_tokens"] > 0 and facts["completion_tokens"] > 0 and facts["cost_usd"] > 0
+    assert facts["interruption"] is None and facts["reason"] == "the model answered"
+    assert "running read_file (c2)" in done.stderr  # live progress lines
+    assert facts["controls"] == "none (auto: the server does not say how many parameters plan has)"
+    plain = harness("run", "Which file mentions a timeout?", *base(scripted, workspace, tmp_path, "plan"))
+    assert plain.stdout.splitlines()[0].startswith("errors.log mentions a timeout")
+    assert "turns=3 tools=2" in plain.stdout and "status=completed" in plain.stdout
+
+
+def test_each_ending_has_its_exit_code(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
+    capped = harness("run", "go", *base(scripted, workspace, tmp_path, "runaway"), "--max-turns", "3", "--json")
+    assert capped.returncode == 3 and last_json(capped.stdout)["status"] == "max_turns_exceeded"
+    assert "resumable: harness resume" in capped.stderr
+    poor = harness("run", "go", *base(scripted, workspace, tmp_path, "runaway"), "--max-budget-usd", "0.002", "--json")
+    assert poor.returncode == 4 and "overshoot <= one turn" in last_json(poor.stdout)["reason"]
+    (workspace / "secret.txt").symlink_to("/etc/hostname")
+    failed = harness("run", "go", *base(scripted, workspace, tmp_path, "forbidden"), "--json")
+    assert failed.returncode == 1 and last_json(failed.stdout)["status"] == "failed"
+    unknown = harness("run", "go", *base(scripted, workspace, tmp_path, "no-such-scenario"), "--json")
+    assert unknown.returncode == 1 and "404" in last_json(unknown.stdout)["reason"]
+
+
+def test_approval_stops_and_resume_approves_or_rejects(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
+    stopped = harness(
+        "run", "Clean up", *base(scripted, workspace, tmp_path, "destructive"), "--run-id", "d1", "--json"
+    )
+    assert stopped.returncode == 5
+    facts = last_json(stopped.stdout)
+    assert facts["interruption"]["type"] == "approval" and facts["interruption"]["call_id"] == "c2"
+    assert facts["interruption"]["args"] == {"path": "access.log"} and "--approve c2" in stopped.stderr
+    state_dir = str(tmp_path / "st")
+    shown = harness("show", "d1", "--state-dir", state_dir)
+    assert "delete_file" in shown.stdout and "status=interrupted" in shown.stdout
+    approved = harness("resume", "d1", "--state-dir", state_dir, "--approve", "c2", "--json")
+    assert approved.returncode == 0 and last_json(approved.stdout)["answer"] == "Deleted access.log to free space."
+    assert not (workspace / "access.log").exists() and last_json(approved.stdout)["turns"] == 3
+    (workspace / "access.log").write_text("back")
+    harness("run", "Clean up", *base(scripted, workspace, tmp_path, "destructive"), "--run-id", "d2")
+    rejected = harness("resume", "d2", "--state-dir", state_dir, "--reject", "c2", "--json")
+    assert last_json(rejected.stdout)["answer"] == "I did not delete anything: you declined the deletion."
+    assert (workspace / "access.log").exists()
+    again = harness("resume", "d2", "--state-dir", state_dir)
+    assert again.returncode == 2 and "cannot be resumed" in again.stderr
+    wrong = harness("run", "Clean up", *base(scripted, workspace, tmp_path, "destructive"), "--run-id", "d3")
+    bad = harness("resume", "d3", "--state-dir", state_dir, "--approve", "zz")
+    assert wrong.returncode == 5 and bad.returncode == 2 and "not pending" in bad.stderr
+
+
+def test_ctrl_c_interrupts_saves_and_resume_finishes(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
+    process = start("run", "Scan", *base(scripted, workspace, tmp_path, "slow"), "--run-id", "s1", "--json")
+    trace = tmp_path / "st" / "s1.trace.jsonl"
+    deadline = time.monotonic() + 30
+    while not any(e["type"] == "tool_progress" for e in read_trace(trace)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 5
+    assert last_json(out)["reason"] == "user pressed Ctrl-C"
+    saved = json.loads((tmp_path / "st" / "s1.json").read_text())
+    assert saved["status"] == "interrupted" and saved["turns"] == 1
+    resumed = harness("resume", "s1", "--state-dir", str(tmp_path / "st"), "--json")
+    assert resumed.returncode == 0 and last_json(resumed.stdout)["turns"] == 2
+    assert "scanned 1200 files" in last_json(resumed.stdout)["answer"]
+
+
+def test_a_run_in_use_refuses_a_second_process(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
+    process = start("run", "Scan", *base(scripted, workspace, tmp_path, "slow"), "--run-id", "busy")
+    trace = tmp_path / "st" / "busy.trace.jsonl"
+    deadline = time.monotonic() + 30
+    while not read_trace(trace) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = harness("resume", "busy", "--state-dir", str(tmp_path / "st"))
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=30)
+    assert second.returncode == 2 and "in use by another process" in second.stderr
+
+
+def test_corrupt_state_file_is_reported_by_name(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{not json")
+    shown = harness("resume", "broken", "--state-dir", str(tmp_path))
+    assert shown.returncode == 2 and f"{tmp_path / 'broken.json'}: not valid JSON" in shown.stderr
+
+
+def test_help_lists_the_tools_and_the_endings() -> None:
+    help_text = harness("run", "--help").stdout
+    for name in ("list_files", "read_file", "delete_file", "write_file", "scan_archive", "research", "run_command"):
+        assert name in help_text
+    top = harness("--help").stdout
+    assert "Resumable:" in top and "max_turns_exceeded, budget_exceeded" in top and "interrupted 5" in top
+
+
+def test_a_run_that_cannot_stop_at_its_deadline_is_ended_soon_after_it() -> None:
+    """The last resort behind --timeout: whatever holds the process past the deadline (here a blocking sleep
+    where the run's awaits would be), it exits as interrupted within the grace, saying how to resume."""
+    body = "import time; from harness.app.cli import Watchdog\nwith Watchdog(0.5, 'r1', 'st'): time.sleep(60)"
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", body], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 5 and "harness resume r1 --state-dir st" in done.stderr, done.stderr
+    assert time.monotonic() - began < 30  # the grace is 3 s; this bounds a hang, it is not a speed claim

@@ -1,0 +1,62 @@
+"""Stop reaches the bottom: the in-flight model request and every running tool end within 50 ms."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from harness.app.client import FunctionModel
+from harness.core.config import ALL_TOOLS
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.protocols import ModelReply, ModelRequest
+from harness.core.state import new_run
+from harness.core.stop import StopSignal
+from harness.tools.base import Registry
+from harness.tools.catalogue import catalogue
+from harness.tools.workspace import Workspace
+from tests.harness.helpers import calls, script
+
+SLOW = script(calls(("c1", "scan_archive", {})), "The archive scan finished.")
+
+
+async def test_stop_at_1_2_s_into_a_3_s_scan_ends_the_run_within_50_ms(workspace: Path) -> None:
+    signal, progress = StopSignal(), []
+    began = time.monotonic()
+    asyncio.get_running_loop().call_later(1.2, signal.set, "user pressed Stop")
+    options = RunOptions(
+        model=SLOW, signal=signal, on_progress=lambda tool, label: progress.append((label, time.monotonic() - began))
+    )
+    result = await run(new_run("scan it"), catalogue(Workspace(workspace), names=ALL_TOOLS), options)
+    ended = time.monotonic()
+    assert result.status == "interrupted" and result.reason == "user pressed Stop"
+    assert result.interruption is not None and result.interruption.type == "cancelled"
+    assert signal.pressed_at is not None and (ended - signal.pressed_at) < 0.050
+    assert [label for label, _ in progress] == ["scanned 200 of 1200 files", "scanned 400 of 1200 files"]
+    assert 0.4 < progress[0][1] < 0.7 and 0.9 < progress[1][1] < 1.2
+    assert result.tool_runs == []  # the scan never finished, so it left no result
+
+
+async def test_without_stop_the_scan_completes(workspace: Path) -> None:
+    began = time.monotonic()
+    result = await run(new_run("scan it"), catalogue(Workspace(workspace), names=ALL_TOOLS), RunOptions(model=SLOW))
+    assert result.status == "completed" and 2.9 < time.monotonic() - began < 4.0
+    assert result.tool_runs == ["scan_archive"]
+
+
+async def test_stop_cancels_the_in_flight_model_request() -> None:
+    cancelled = asyncio.Event()
+
+    async def hang(request: ModelRequest) -> ModelReply:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        raise AssertionError("unreachable")
+
+    signal = StopSignal()
+    asyncio.get_running_loop().call_later(0.2, signal.set, "user pressed Stop")
+    result = await run(new_run("hi"), Registry(), RunOptions(model=FunctionModel(hang), signal=signal))
+    assert result.status == "interrupted" and cancelled.is_set() and result.turns == 0

@@ -1,0 +1,153 @@
+"""run_command: presets only, no shell, the whole process group killed on timeout, Stop and exit."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.app.presets import load_presets, parse_preset
+from harness.core.config import CommandPreset
+from harness.core.loop import run
+from harness.core.options import RunOptions
+from harness.core.protocols import ToolContext
+from harness.core.state import new_run
+from harness.core.stop import StopSignal
+from harness.errors import ConfigError, ToolError
+from harness.tools.base import Registry
+from harness.tools.commands import RunCommand
+from harness.tools.workspace import Workspace
+from tests.harness.helpers import calls, script
+
+
+def context(signal: StopSignal | None = None) -> ToolContext:
+    return ToolContext("run-1", "call-1", signal or StopSignal(), lambda label: None, lambda usage: None)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+
+
+def wait_gone(pid: int, within: float = 2.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def sh(name: str, script_text: str, **options: object) -> CommandPreset:
+    return CommandPreset(name, ("sh", "-c", script_text), **options)  # type: ignore[arg-type]
+
+
+async def test_a_preset_returns_its_exit_code_and_output(workspace: Path) -> None:
+    tool = RunCommand(Workspace(workspace), [sh("check", "ls; echo oops >&2; exit 3")])
+    out = await tool.run({"command": "check"}, context())
+    assert out.startswith("exit code: 3\n--- stdout ---\n")
+    assert "errors.log" in out and "notes.txt" in out and out.endswith("--- stderr ---\noops\n")
+
+
+async def test_output_over_the_cap_is_truncated_with_a_marker(workspace: Path) -> None:
+    tool = RunCommand(
+        Workspace(workspace), [sh("loud", "head -c 100000 /dev/zero | tr '\\0' x", max_output_bytes=1000)]
+    )
+    out = await tool.run({"command": "loud"}, context())
+    assert "x" * 1000 in out and "x" * 1001 not in out and "[... 99,000 more bytes omitted ...]" in out
+
+
+async def test_a_child_that_outlives_the_leader_is_killed_with_the_group(workspace: Path) -> None:
+    pid_file = workspace / "child.pid"
+    tool = RunCommand(Workspace(workspace), [sh("spawn", f"sleep 60 & echo $! > {pid_file}; echo started")])
+    out = await tool.run({"command": "spawn"}, context())
+    assert out.startswith("exit code: 0") and "started" in out
+    assert wait_gone(int(pid_file.read_text()))
+
+
+async def test_a_timeout_kills_the_whole_group(workspace: Path) -> None:
+    pid_file = workspace / "child.pid"
+    tool = RunCommand(Workspace(workspace), [sh("hang", f"sleep 60 & echo $! > {pid_file}; sleep 60", timeout_s=0.5)])
+    began = time.monotonic()
+    with pytest.raises(ToolError, match=r"timed out after 0\.5s; its process group was killed"):
+        await tool.run({"command": "hang"}, context())
+    assert time.monotonic() - began < 3 and wait_gone(int(pid_file.read_text()))
+
+
+async def test_stop_during_a_command_ends_it_within_100_ms(workspace: Path) -> None:
+    pid_file = workspace / "child.pid"
+    tools = Registry(
+        [
+            RunCommand(
+                Workspace(workspace), [sh("hang", f"sleep 60 & echo $! > {pid_file}; sleep 60", needs_approval=False)]
+            )
+        ]
+    )
+    signal = StopSignal()
+
+    async def press() -> None:
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            await asyncio.sleep(0.01)
+        signal.set("user pressed Stop")
+
+    presser = asyncio.ensure_future(press())
+    result = await run(
+        new_run("go"),
+        tools,
+        RunOptions(model=script(calls(("c1", "run_command", {"command": "hang"})), "x"), signal=signal),
+    )
+    ended = time.monotonic()
+    await presser
+    assert result.status == "interrupted" and signal.pressed_at is not None
+    assert ended - signal.pressed_at < 0.100
+    assert wait_gone(int(pid_file.read_text()))
+
+
+@pytest.mark.parametrize("name", ["test; rm -rf /", "../bin/sh", "sh", "/bin/sh", "test && id", "$(id)", ""])
+async def test_an_unknown_or_injected_name_is_refused_without_running_anything(workspace: Path, name: str) -> None:
+    canary = workspace / "ran.txt"
+    tools = Registry([RunCommand(Workspace(workspace), [sh("test", f"touch {canary}", needs_approval=False)])])
+    model = script(calls(("c1", "run_command", {"command": name})), "done")
+    result = await run(new_run("go"), tools, RunOptions(model=model))
+    slot = next(m["content"] for m in result.messages if m["role"] == "tool")
+    assert slot.startswith("Error: invalid arguments for run_command") and "['test']" in slot
+    assert not canary.exists() and result.tool_runs == []
+
+
+async def test_approval_is_per_preset(workspace: Path) -> None:
+    tool = RunCommand(Workspace(workspace), [sh("safe", "true", needs_approval=False), sh("deploy", "true")])
+    model = script(
+        calls(("c1", "run_command", {"command": "safe"})), calls(("c2", "run_command", {"command": "deploy"})), "ok"
+    )
+    result = await run(new_run("go"), Registry([tool]), RunOptions(model=model))
+    assert result.tool_runs == ["run_command"] and result.interruption is not None
+    assert (result.interruption.call_id, result.interruption.args) == ("c2", {"command": "deploy"})
+
+
+def test_presets_from_the_command_line_and_a_file(tmp_path: Path) -> None:
+    preset = parse_preset("test=python -m pytest -q 'a b'")
+    assert preset.argv == ("python", "-m", "pytest", "-q", "a b") and preset.needs_approval
+    config = tmp_path / "commands.toml"
+    config.write_text('[commands.lint]\nargv = ["ruff", "check", "."]\ntimeout_s = 30\nneeds_approval = false\n')
+    (lint,) = load_presets(config)
+    assert (lint.name, lint.argv, lint.timeout_s, lint.needs_approval) == ("lint", ("ruff", "check", "."), 30, False)
+    for bad in ("noequals", "x=", "bad name=ls"):
+        with pytest.raises(ConfigError):
+            parse_preset(bad)
+    config.write_text("[commands.x]\ncwd = 'a'\n")
+    with pytest.raises(ConfigError, match=r"commands\.x"):
+        load_presets(config)
+
+
+async def test_the_working_folder_stays_inside_the_workspace(workspace: Path) -> None:
+    (workspace / "sub").mkdir()
+    tool = RunCommand(Workspace(workspace), [sh("where", "pwd", cwd="sub"), sh("escape", "pwd", cwd="../")])
+    assert (await tool.run({"command": "where"}, context())).split("\n")[2] == str(workspace / "sub")
+    with pytest.raises(ToolError, match="would leave the workspace"):
+        await tool.run({"command": "escape"}, context())
