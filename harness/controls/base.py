@@ -1,7 +1,12 @@
 """The hook points a control acts at, what it is given there, and where it keeps what it remembers.
 
-A turn goes: the harness builds the request (the transcript under the context budget, the tools); each
-control may shape it (`before_request`), in profile order, each seeing what the ones before it did; the
+A turn goes in three phases before its request is sent. First the harness builds the request (the
+transcript under the context budget, the tools) and asks each control, in profile order, whether this is
+the turn to answer (`decide`: "answer now, because ..."); the first reason given makes it the answer turn
+(`Turn.answer_now`), and the rest are not asked. Then, on a turn that may still call tools, each control
+may shape the call (`before_request`: force one, narrow arguments, set tools aside); a turn whose every
+tool is set aside has nothing left to look at and becomes the answer turn. Last, on every turn, the
+history processors (`before_send`: fit the window, write the digest) shape what the model reads. The
 model replies; each control may see or reshape the reply before it is recorded (`on_reply`); a reply
 without calls is the answer unless a control says it is not yet, and why (`on_answer`). Around each call
 of a batch: a control may fill its slot without running it (`before_call`) and sees its result
@@ -43,17 +48,41 @@ class RunContext:
 
 @dataclass
 class Turn:
-    """The turn being asked: its request, why it asks for the answer instead of more calls (if it does), and
-    the tools set aside for it (see `set_aside`)."""
+    """The turn being asked: its request, why it is the answer turn (None while it may call tools), and the
+    tools set aside for it (see `set_aside`)."""
 
     request: ModelRequest
     answer: str | None = None
     aside: set[str] = field(default_factory=set)
 
+    def answer_now(self, why: str) -> None:
+        """Make this the answer turn, the one way there is: no call may be made (tool_choice none) and no
+        field that names a tool is sent. The definitions stay, so the prompt is the one the turns before
+        read and a server's cache keeps it; a reason already given stays."""
+        if self.answer is not None:
+            return
+        request = self.request
+        extra = {key: value for key, value in request.extra.items() if key not in TOOL_EXTENSIONS}
+        choice: ToolChoice | None = "none" if request.tools else None
+        self.request = replace(request, tool_choice=choice, parallel_tool_calls=None, extra=extra)
+        self.answer = why
+
+    def set_aside(self, names: set[str]) -> None:
+        """These tools are not to be called this turn. Their definitions stay in the request: chat templates
+        write the tools near the top of the prompt, and a tool list that changed from turn to turn would
+        make the server read the whole conversation again at every turn. A forced call is kept to the tools
+        left (`settle`); when none is left the turn has nothing more to look at (`nothing_left`)."""
+        self.aside |= names
+
+    def nothing_left(self) -> bool:
+        """Whether the request offers tools and every one of them is set aside."""
+        names = {d["function"]["name"] for d in self.request.tools}
+        return bool(names) and names <= self.aside
+
     def settle(self) -> ModelRequest:
         """The request as sent: a forced choice kept to the tools not set aside, and named when one is left."""
         left = [d["function"]["name"] for d in self.request.tools if d["function"]["name"] not in self.aside]
-        if left and self.aside:
+        if left and self.aside and self.answer is None:
             self.request = replace(self.request, tool_choice=kept_to(self.request.tool_choice, left))
         return self.request
 
@@ -73,7 +102,11 @@ class Control(Protocol):
     @property
     def name(self) -> str: ...
 
+    def decide(self, run: RunContext, turn: Turn) -> str | None: ...
+
     def before_request(self, run: RunContext, turn: Turn) -> None: ...
+
+    def before_send(self, run: RunContext, turn: Turn) -> None: ...
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply: ...
 
@@ -94,7 +127,16 @@ class Hooks:
 
     name: ClassVar[str] = ""
 
+    def decide(self, run: RunContext, turn: Turn) -> str | None:
+        """Why this turn is to be the answer turn, or None (it is not this control's call)."""
+        return None
+
     def before_request(self, run: RunContext, turn: Turn) -> None:
+        """Shape a turn that may call tools: its choice, its narrowing, the tools set aside."""
+        return None
+
+    def before_send(self, run: RunContext, turn: Turn) -> None:
+        """Shape what the model reads (every turn, the answer turn too): fit it, or write it as a digest."""
         return None
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
@@ -154,26 +196,6 @@ def kept_to(choice: ToolChoice | None, left: list[str]) -> ToolChoice | None:
     if choice == "required" and len(left) == 1:
         return {"type": "function", "function": {"name": left[0]}}
     return choice
-
-
-def set_aside(turn: Turn, names: set[str]) -> None:
-    """These tools are not to be called this turn. Their definitions stay in the request: chat templates
-    write the tools near the top of the prompt, and a tool list that changed from turn to turn would make
-    the server read the whole conversation again at every turn. A forced call is kept to the tools left
-    (`Turn.settle`); when none is left there is nothing more to look at, and the turn asks for the answer."""
-    turn.aside |= names
-    request = turn.request
-    if not request.tools or any(d["function"]["name"] not in turn.aside for d in request.tools):
-        return
-    ask_for_answer(turn, "nothing left to look at")
-
-
-def ask_for_answer(turn: Turn, why: str) -> None:
-    """Make this turn the answer turn: no tools are offered, nor any field that names one (a reason already
-    given stays)."""
-    extra = {key: value for key, value in turn.request.extra.items() if key not in TOOL_EXTENSIONS}
-    turn.request = replace(turn.request, tools=[], tool_choice=None, parallel_tool_calls=None, extra=extra)
-    turn.answer = turn.answer or why
 
 
 def has_results(state: RunState) -> bool:

@@ -49,7 +49,7 @@ class DigestAnswers(Hooks):
     matching_lines: int = 0
     unrelated_lines: int = 0
 
-    def before_request(self, run: RunContext, turn: Turn) -> None:
+    def before_send(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
             return
         budget = self.context - (turn.request.max_tokens or 0) if self.context else None

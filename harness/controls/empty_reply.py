@@ -33,13 +33,17 @@ class EmptyReply(Hooks):
             return NotYet("empty")
         return NotYet("empty", {"role": "user", "content": empty_reply(run.state.question)})
 
+    def decide(self, run: RunContext, turn: Turn) -> str | None:
+        if after_empty(run) and turn.request.tools and has_results(run.state):
+            return "empty reply"
+        return None
+
     def before_request(self, run: RunContext, turn: Turn) -> None:
-        last = run.state.messages[-1]
-        empty = last["role"] == "assistant" and not last.get("tool_calls") and not (last.get("content") or "").strip()
-        if not empty or turn.answer is not None or not turn.request.tools:
-            return
-        if has_results(run.state):
-            turn.answer = "empty reply"
-            turn.request = replace(turn.request, tool_choice="none")
-        elif turn.request.tool_choice is None:
+        if after_empty(run) and turn.request.tool_choice is None:
             turn.request = replace(turn.request, tool_choice="required")
+
+
+def after_empty(run: RunContext) -> bool:
+    """Whether the run's last message is a reply with neither words nor a call."""
+    last = run.state.messages[-1]
+    return last["role"] == "assistant" and not last.get("tool_calls") and not (last.get("content") or "").strip()

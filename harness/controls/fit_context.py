@@ -59,7 +59,7 @@ class FitContext(Hooks):
     name: ClassVar[str] = "fit_context"
     context: int = 0
 
-    def before_request(self, run: RunContext, turn: Turn) -> None:
+    def before_send(self, run: RunContext, turn: Turn) -> None:
         if not self.context or turn.answer is not None:
             return
         request = turn.request

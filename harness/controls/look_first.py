@@ -24,7 +24,7 @@ class LookFirst(Hooks):
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         request = turn.request
-        if turn.answer is not None or not request.tools or request.tool_choice is not None:
+        if not request.tools or request.tool_choice is not None:
             return
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
         if looked >= self.turns:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn, set_aside, takes_nothing
+from harness.controls.base import Hooks, RunContext, Turn, takes_nothing
 from harness.core.policy import signature
 from harness.core.protocols import ModelReply, Tool
 from harness.prompts import repeated_call
@@ -57,27 +57,27 @@ class RepeatGuard(Hooks):
             else:
                 memory.seen = {}
 
-    def before_request(self, run: RunContext, turn: Turn) -> None:
+    def decide(self, run: RunContext, turn: Turn) -> str | None:
+        """After `before_answer` repeats the turn asks for the answer (and the count starts again)."""
         with self.remember(run, Seen) as memory:
-            self.ask_for_the_answer_after_repeats(run, turn, memory)
+            if memory.repeats < self.before_answer:
+                return None
+            memory.repeats = 0
+        return "repeats"
 
-    def ask_for_the_answer_after_repeats(self, run: RunContext, turn: Turn, memory: Seen) -> None:
-        """Read-only tools without arguments that ran are set aside; after `before_answer` repeats the turn
-        asks for the answer."""
-        spent = {
-            d["function"]["name"]
-            for d in turn.request.tools
-            if takes_nothing(d)
-            and signature(d["function"]["name"], {}) in memory.seen
-            and (tool := run.tools.get(d["function"]["name"])) is not None
-            and tool.read_only
-        }
-        set_aside(turn, spent)
-        if turn.answer is not None or memory.repeats < self.before_answer:
-            return
-        turn.answer = "repeats"
-        turn.request = replace(turn.request, tool_choice="none" if turn.request.tools else None)
-        memory.repeats = 0
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        """Read-only tools without arguments that ran are set aside: their one call is made."""
+        memory = self.recall(run, Seen)
+        turn.set_aside(
+            {
+                d["function"]["name"]
+                for d in turn.request.tools
+                if takes_nothing(d)
+                and signature(d["function"]["name"], {}) in memory.seen
+                and (tool := run.tools.get(d["function"]["name"])) is not None
+                and tool.read_only
+            }
+        )
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
         with self.remember(run, Seen) as memory:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.controls.base import Hooks, RunContext, Turn, set_aside
+from harness.controls.base import Hooks, RunContext, Turn
 from harness.core.protocols import Tool
 from harness.tools.files import READ_ON
 from harness.tools.workspace import Workspace
@@ -89,12 +89,12 @@ class UnreadPaths(Hooks):
         extra = {**request.extra, "tool_parameters": merged} if narrowing.paths else request.extra
         turn.request = replace(request, tools=tools, extra=extra)
         done = narrowing.done | self.looked_enough(run, memory, narrowing)
-        set_aside(turn, done)
+        turn.set_aside(done)
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
         read = {p for paths in memory.paths.values() for p in paths}
         searching = narrowing.unread_left and not (narrowing.named and narrowing.named <= read)
         searching = searching and narrowing.unread_bytes <= 2 * (self.context or DEFAULT_CONTEXT)
-        if turn.request.tool_choice is None and turn.answer is None and searching and looked < self.look_while_unread:
+        if turn.request.tool_choice is None and searching and looked < self.look_while_unread:
             turn.request = replace(turn.request, tool_choice="required")
 
     def narrowed(self, run: RunContext, definition: ToolDefinition, memory: Read, into: Narrowing) -> ToolDefinition:

@@ -152,9 +152,7 @@ class Loop:
             request, dropped = request_for(
                 self.state, self.tools.definitions(), self.options.max_tokens, self.context.count
             )
-            turn = Turn(request)
-            for control in self.controls:
-                control.before_request(self.context, turn)
+            turn = self.shaped(Turn(request))
         except ContextTooSmall as exc:
             return over("budget_exceeded", "max_budget", f"context budget: {exc}")
         if dropped:
@@ -166,6 +164,22 @@ class Loop:
         self.journal.reply(reply, (time.perf_counter() - began) * 1000, turn.answer)
         calls = reply.message.get("tool_calls", [])
         return self.admit(calls) if calls else self.answered(turn, reply)
+
+    def shaped(self, turn: Turn) -> Turn:
+        """The turn's request, through the controls' three phases: whether it is the answer turn, the call a
+        turn that may call tools makes, and what the model reads."""
+        for control in self.controls:
+            if (why := control.decide(self.context, turn)) is not None:
+                turn.answer_now(why)
+                break
+        if turn.answer is None:
+            for control in self.controls:
+                control.before_request(self.context, turn)
+            if turn.nothing_left():
+                turn.answer_now("nothing left to look at")
+        for control in self.controls:
+            control.before_send(self.context, turn)
+        return turn
 
     def answered(self, turn: Turn, reply: ModelReply) -> Ending | None:
         """A reply without calls ends the run, unless a control says it is not the answer yet."""

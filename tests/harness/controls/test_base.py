@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from harness.app.trace import MemoryTrace
 from harness.controls import Hooks, NotYet, RunContext, Turn
 from harness.core.loop import run
 from harness.core.options import RunOptions
@@ -29,3 +30,59 @@ async def test_a_control_of_ones_own_is_one_object_in_the_list() -> None:
     model, seen = answering("It is 3.", reads(1), "It is 7.")
     result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model, controls=[LooksBeforeAnswering()]))
     assert (result.answer, result.turns) == ("It is 7.", 3) and seen[1].messages[-1]["content"] == "Look first."
+
+
+@dataclass(frozen=True)
+class Deciding(Hooks):
+    """Decides the answer turn at the turn numbers given, and notes which phases it was asked in."""
+
+    name: ClassVar[str] = "deciding"
+    at: tuple[int, ...] = ()
+    asked: list[tuple[int, str]] = field(default_factory=list)
+
+    def decide(self, run: RunContext, turn: Turn) -> str | None:
+        self.asked.append((run.state.turns, "decide"))
+        return f"{self.name} says so" if run.state.turns in self.at else None
+
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        self.asked.append((run.state.turns, "before_request"))
+        turn.request = replace(
+            turn.request, tool_choice="required", parallel_tool_calls=True, extra={"distinct_calls": ["probe"]}
+        )
+
+    def before_send(self, run: RunContext, turn: Turn) -> None:
+        self.asked.append((run.state.turns, "before_send"))
+
+
+async def test_the_first_reason_given_makes_the_answer_turn_and_the_call_shapers_are_not_asked() -> None:
+    first, second = Deciding(at=(1,)), Deciding(at=(1,))
+    model, seen = answering(reads(1), "It is 7.")
+    trace = MemoryTrace()
+    options = RunOptions(model, controls=[first, second], trace=trace)
+    result = await run(new_run(QUESTION), Registry([Recorder()]), options)
+    assert result.answer == "It is 7."
+    assert first.asked == [(0, "decide"), (0, "before_request"), (0, "before_send"), (1, "decide"), (1, "before_send")]
+    assert (1, "decide") not in second.asked and (1, "before_send") in second.asked  # the first reason is the one
+    answer_turn = seen[1]
+    assert answer_turn.tool_choice == "none" and [d["function"]["name"] for d in answer_turn.tools] == ["probe"]
+    assert answer_turn.parallel_tool_calls is None and "distinct_calls" not in answer_turn.extra
+    assert seen[0].tool_choice == "required"  # the turn before could call, and was shaped
+    assert [e["answer_turn"] for e in trace.events if e["type"] == "turn"] == [None, "deciding says so"]
+
+
+async def test_a_turn_whose_every_tool_is_set_aside_is_the_answer_turn() -> None:
+    @dataclass(frozen=True)
+    class SetsAsideAfterOne(Hooks):
+        name: ClassVar[str] = "sets_aside"
+
+        def before_request(self, run: RunContext, turn: Turn) -> None:
+            if run.state.turns:
+                turn.set_aside({"probe"})
+
+    model, seen = answering(reads(1), "It is 7.")
+    trace = MemoryTrace()
+    result = await run(
+        new_run(QUESTION), Registry([Recorder()]), RunOptions(model, controls=[SetsAsideAfterOne()], trace=trace)
+    )
+    assert result.answer == "It is 7." and seen[0].tool_choice is None and seen[1].tool_choice == "none"
+    assert [e["answer_turn"] for e in trace.events if e["type"] == "turn"] == [None, "nothing left to look at"]

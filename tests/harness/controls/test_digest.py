@@ -9,7 +9,6 @@ from typing import ClassVar
 import pytest
 
 from harness.controls import Hooks, RunContext, Turn
-from harness.controls.base import ask_for_answer
 from harness.controls.digest import DigestAnswers, digest_messages, digit_tokens, focused, matching
 from harness.controls.last_turn import LastTurn
 from harness.core.limits import Limits
@@ -135,9 +134,8 @@ async def test_an_answer_turn_keeps_the_tools_that_change_files_until_one_has_ch
     class AnswerSecond(Hooks):
         name: ClassVar[str] = "answer_second"
 
-        def before_request(self, run: RunContext, turn: Turn) -> None:
-            if run.state.turns == 1:
-                ask_for_answer(turn, "a test's answer turn")
+        def decide(self, run: RunContext, turn: Turn) -> str | None:
+            return "a test's answer turn" if run.state.turns == 1 else None
 
     controls = [AnswerSecond(), DigestAnswers()]
     state = new_run("Write summary.md saying what notes.txt holds.")
