@@ -82,7 +82,7 @@ class Turn:
     def settle(self) -> ModelRequest:
         """The request as sent: a forced choice kept to the tools not set aside, and named when one is left."""
         left = [d["function"]["name"] for d in self.request.tools if d["function"]["name"] not in self.aside]
-        if left and self.aside and self.answer is None:
+        if left and self.aside:
             self.request = replace(self.request, tool_choice=kept_to(self.request.tool_choice, left))
         return self.request
 
