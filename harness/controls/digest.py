@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
 from harness.core.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
 from harness.core.state import RunState
 from harness.errors import ContextTooSmall
@@ -52,7 +53,7 @@ class DigestAnswers(Hooks):
     def before_send(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
             return
-        budget = self.context - (turn.request.max_tokens or 0) if self.context else None
+        budget = room(self.context, turn.request.max_tokens) if self.context else None
         messages = digest_messages(
             run.state, run.count, budget, self.focus, self.matching_lines, self.unrelated_lines, self.kinds_in(run)
         )
@@ -124,7 +125,6 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
 
 
 MAX_RESULT_LINES = 60
-CONTEXT_MARGIN = 0.85  # the harness counts with o200k_base, not the model's own tokenizer
 STOP_WORDS = frozenset((  # function words, and the nouns every question to a file assistant uses
     "a", "an", "the", "any", "some", "of", "about", "to", "on", "for", "in", "into", "it", "its", "is", "are",
     "was", "were", "be", "been", "there", "that", "which", "what", "who", "whom", "how", "many", "much", "does",
@@ -169,9 +169,9 @@ def digest_messages(
         if budget is None or used <= budget:
             return [*head, ask]
         longest = max(range(len(found)), key=lambda i: len(found[i].result.splitlines()), default=None)
-        if longest is not None and len(found[longest].result.splitlines()) > 8:
-            lines = len(found[longest].result.splitlines())
-            found[longest] = shortened(found[longest], lines * 2 // 3)
+        step = shorter(len(found[longest].result.splitlines())) if longest is not None else None
+        if longest is not None and step is not None:
+            found[longest] = shortened(found[longest], step)
             continue
         if matches:  # repeated lines go before any result does
             matches = []
@@ -213,25 +213,9 @@ def string_words(finding: Finding) -> set[str]:
     return words(" ".join(values))
 
 
-def digit_tokens(message: Message) -> int:
-    """The tokens a model's tokenizer may spend on digits beyond the harness's count: o200k_base takes up to
-    three digits as one token, the Qwen and Llama tokenizers take each digit alone (logs are full of them)."""
-    return sum(char.isdigit() for char in str(message.get("content") or "")) * 2 // 3
-
-
 def shortened(finding: Finding, lines: int) -> Finding:
     """A result cut to about `lines` lines (see `trimmed`)."""
     return replace(finding, result=trimmed(finding.result, lines))
-
-
-def trimmed(result: str, lines: int) -> str:
-    """A text cut to about `lines` lines: its head and its tail, and a line saying how many were left out."""
-    text = result.split("\n")
-    if len(text) <= lines:
-        return result
-    keep_head, keep_tail = lines * 3 // 4, max(1, lines // 4)
-    left_out = len(text) - keep_head - keep_tail
-    return "\n".join([*text[:keep_head], f"[... {left_out} lines not shown ...]", *text[-keep_tail:]])
 
 
 def words(text: str) -> set[str]:

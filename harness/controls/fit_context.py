@@ -7,11 +7,9 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from harness.controls.base import Hooks, RunContext, Turn
-from harness.controls.digest import CONTEXT_MARGIN, digit_tokens, trimmed
+from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
 from harness.core.protocols import ModelReply
 from wire.types import Message
-
-MIN_LINES = 8  # a result is not cut below this many lines
 
 
 def cost(run: RunContext, message: Message) -> int:
@@ -64,10 +62,10 @@ class FitContext(Hooks):
             return
         request = turn.request
         memory = self.recall(run, Calibration)
-        room = self.context - (request.max_tokens or 0)
-        scale, budget = 1.0, int(room * CONTEXT_MARGIN)
+        prompt = room(self.context, request.max_tokens)
+        scale, budget = 1.0, int(prompt * CONTEXT_MARGIN)
         if memory.estimated and memory.counted:
-            scale, budget = memory.counted / memory.estimated, int(room * CALIBRATED_MARGIN)
+            scale, budget = memory.counted / memory.estimated, int(prompt * CALIBRATED_MARGIN)
         definitions: Message = {"role": "system", "content": json.dumps(list(request.tools))}
         sent, cuts = list(request.messages), dict(memory.cuts)
         ids = [str(m.get("tool_call_id")) for m in sent]
@@ -77,9 +75,10 @@ class FitContext(Hooks):
         goal = budget if sum(costs) * scale <= budget else int(budget * HEADROOM)
         while sum(costs) * scale > goal:
             longest = max(range(len(messages)), key=lambda i: lengths[i], default=None)
-            if longest is None or lengths[longest] <= MIN_LINES:
+            step = shorter(lengths[longest]) if longest is not None else None
+            if longest is None or step is None:
                 break  # nothing left to cut: the server says what does not fit
-            lengths[longest] = cuts[ids[longest]] = lengths[longest] * 2 // 3
+            lengths[longest] = cuts[ids[longest]] = step
             messages[longest] = cut(sent[longest], lengths[longest])  # from the whole result: the same cut each turn
             costs[longest] = cost(run, messages[longest])
         if messages != sent:

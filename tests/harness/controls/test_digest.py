@@ -9,7 +9,8 @@ from typing import ClassVar
 import pytest
 
 from harness.controls import Hooks, RunContext, Turn
-from harness.controls.digest import DigestAnswers, digest_messages, digit_tokens, focused, matching
+from harness.controls.budget import digit_tokens
+from harness.controls.digest import DigestAnswers, digest_messages, focused, matching
 from harness.controls.last_turn import LastTurn
 from harness.core.limits import Limits
 from harness.core.loop import run
