@@ -26,7 +26,7 @@ from harness.tools.workspace import Workspace
 from models.registry import QWEN_CODER_05, QWEN_CODER_15, ModelSpec
 from models.weights import on_disk
 from tests.conftest import Server
-from tests.serve.invariance import same_numbers_everywhere
+from tests.serve.llama.invariance import same_numbers_everywhere
 
 pytestmark = [
     pytest.mark.models,

@@ -12,7 +12,7 @@ from openai import AsyncOpenAI, OpenAI
 from pydantic import BaseModel
 
 from tests.conftest import AppServer, Server, default_files
-from tests.serve.scripted_driver import TOOLS
+from tests.serve.scripted.driver import TOOLS
 
 LLAMA_MODEL = "smollm2-135m-instruct"
 

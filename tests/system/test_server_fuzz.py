@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from models.registry import SMOLLM2
 from tests.conftest import AppServer, Server, llama_threads
+from tests.serve.schemas import nested_schema, ref_chain
 
 HOSTILE = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=12)
 TEXT = st.one_of(st.text(max_size=40), HOSTILE)  # now and then lone surrogates, controls, quotes
@@ -168,26 +169,6 @@ GRAMMARS = st.one_of(  # up to and past the 100,000-character field limit
     st.one_of(st.integers(1, 100), st.integers(1, 12000)).map(gbnf_nested),
     st.tuples(st.integers(1, 1100), st.integers(1, 12)).map(lambda p: gbnf_nested_chain(*p)),
 )
-
-
-def ref_chain(links: int, shape: str) -> dict[str, Any]:
-    def link(i: int) -> dict[str, Any]:
-        ref = {"$ref": f"#/$defs/d{i + 1}"}
-        if shape == "object":
-            return {"type": "object", "properties": {"a": ref}, "required": ["a"]}
-        if shape == "array":
-            return {"type": "array", "items": ref, "minItems": 1}
-        return ref if shape == "ref" else {"anyOf": [{"type": "integer"}, ref]}
-
-    defs = {f"d{i}": link(i) for i in range(links)} | {f"d{links}": {"type": "string"}}
-    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "required": ["x"], "$defs": defs}
-
-
-def nested_schema(levels: int) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "string"}
-    for _ in range(levels):
-        schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
-    return schema
 
 
 SCHEMAS_AT_EDGES = st.one_of(  # up to and past the 64,000-byte schema limit and the depth limit

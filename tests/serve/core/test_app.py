@@ -15,6 +15,7 @@ from serve.core.app import BodyLimits, create_app
 from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.core.replies import stream
 from serve.errors import APIError
+from tests.serve.schemas import heavy_schema
 from wire.types import ChatCompletionRequest, ModelCard, usage_of
 
 TOOL: Any = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
@@ -258,12 +259,6 @@ async def test_a_stream_says_it_is_working_while_nothing_else_is_sent_and_only_t
         sent = [piece async for piece in stream("c", "m", slow_events(0.35), False, lambda f: None, progress, 0.1)]
         assert (": working\n\n" in sent) is expected
         assert sent[-1] == "data: [DONE]\n\n" and any('"content":"ok"' in p for p in sent if p.startswith("data: {"))
-
-
-def heavy_schema(seed: int, properties: int = 120) -> dict[str, Any]:
-    """A distinct schema whose checking costs milliseconds: many properties, each a choice of constrained kinds."""
-    kinds = [{"type": "string", "pattern": f"^a{seed}+$", "minLength": 1}, {"type": "integer", "minimum": seed}]
-    return {"type": "object", "properties": {f"p{seed}_{i}": {"anyOf": kinds} for i in range(properties)}}
 
 
 def heavy_tools(count: int, properties: int = 120) -> list[dict[str, Any]]:

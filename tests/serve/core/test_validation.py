@@ -9,7 +9,7 @@ import pytest
 
 from serve.core.validation import MAX_SCHEMA_DEPTH, SchemaChecks
 from serve.errors import InvalidRequest
-from tests.serve.test_fuzz import nested_schema, ref_chain
+from tests.serve.schemas import nested_schema, ref_chain
 
 GOOD: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
 BAD: dict[str, Any] = {"type": "object", "properties": {"path": {"type": 7}}}

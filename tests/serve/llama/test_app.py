@@ -22,8 +22,8 @@ from models.weights import locate
 from serve.llama.kernels import repacking_fails
 from tests.conftest import Server, default_files, llama_threads
 from tests.harness.cli_support import harness_process
-from tests.serve.invariance import same_numbers_everywhere
-from tests.serve.test_core import heavy_schema
+from tests.serve.llama.invariance import same_numbers_everywhere
+from tests.serve.schemas import heavy_schema
 
 MODEL = "smollm2-135m-instruct"
 READ_FILE: Any = {

@@ -26,7 +26,7 @@ from serve.llama.engine import Engine
 
 RECORDED = [
     json.loads(line)
-    for line in (Path(__file__).parent.parent / "models" / "data" / "replies.jsonl").read_text().splitlines()
+    for line in (Path(__file__).parents[2] / "models" / "data" / "replies.jsonl").read_text().splitlines()
 ]
 SCHEMAS: dict[str, Any] = {
     "list_files": {"type": "object", "properties": {}, "additionalProperties": False},

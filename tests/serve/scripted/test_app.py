@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from evals.servers import ServerProcess
 from serve.scripted.app import create_app
 from tests.conftest import AppServer, Server
-from tests.serve.scripted_driver import TOOLS, drive, folder_tools, trajectory
+from tests.serve.scripted.driver import TOOLS, drive, folder_tools, trajectory
 from wire.tokens import o200k
 
 

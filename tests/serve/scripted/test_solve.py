@@ -11,7 +11,7 @@ import pytest
 from openai import OpenAI
 
 from tests.conftest import AppServer
-from tests.serve.scripted_driver import drive, folder_tools, trajectory
+from tests.serve.scripted.driver import drive, folder_tools, trajectory
 from wire.digest import Finding, write
 
 FIRST = {
