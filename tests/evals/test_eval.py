@@ -1,28 +1,49 @@
 """The eval end to end against the scripted provider: 6/6 with identical figures on every trial, on two
-suites whose answers differ, every report file written, and compare."""
+suites whose answers differ, every report file written, and compare. `python -m evals` is driven in-process
+through its `main`, as the console runs it."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from evals.__main__ import main
 from evals.suite import SUITES
-from tests.conftest import ROOT, AppServer
+from tests.conftest import AppServer
 
 FIGURES = ("correct", "turns", "tool_runs", "prompt_tokens", "completion_tokens", "cost_usd", "answer")
 
 
-def run_eval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "evals", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run_eval(capsys: pytest.CaptureFixture[str]) -> Callable[..., Done]:
+    """`python -m evals ARGS`: its exit code and what it printed."""
+
+    def run(*args: str) -> Done:
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
+        out = capsys.readouterr()
+        return Done(code, out.out, out.err)
+
+    return run
 
 
 @pytest.mark.slow
 def test_scripted_scores_six_of_six_identically_on_every_trial_of_both_suites(
-    scripted: AppServer, tmp_path: Path
+    scripted: AppServer, tmp_path: Path, run_eval: Callable[..., Done]
 ) -> None:
     outs = {}
     for suite in ("default", "generated"):
@@ -58,7 +79,7 @@ def test_scripted_scores_six_of_six_identically_on_every_trial_of_both_suites(
     assert answers["default"]["largest"] != answers["generated"]["largest"]
 
 
-def test_every_report_file_is_written(scripted: AppServer, tmp_path: Path) -> None:
+def test_every_report_file_is_written(scripted: AppServer, tmp_path: Path, run_eval: Callable[..., Done]) -> None:
     out = tmp_path / "r"
     done = run_eval(
         "--provider",
@@ -85,7 +106,7 @@ def test_every_report_file_is_written(scripted: AppServer, tmp_path: Path) -> No
     assert compared.returncode == 0 and "0 of 12 task outcomes differ" in compared.stdout
 
 
-def test_a_bad_suite_or_provider_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_bad_suite_or_provider_is_a_clear_error(tmp_path: Path, run_eval: Callable[..., Done]) -> None:
     bad = tmp_path / "s.json"
     bad.write_text('{"name": "x"}')
     done = run_eval("--suite", str(bad), "--provider", "x=http://127.0.0.1:9/v1,model=m")
