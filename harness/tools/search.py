@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import re2
+
 from harness.core.protocols import ResultKind, ToolContext
 from harness.errors import ToolError
 from harness.tools.patterns import glob_matcher, search_pattern
@@ -26,6 +28,20 @@ MAX_FILES = 100_000
 PER_FILE = 8  # lines shown of one file before the next file's
 NO_MATCH = "No line matches "
 LINE_CHARS = 200
+DEFINITIONS_SHOWN = 10  # lines that define what matched, shown before the rest (whole names first, then parts)
+# A line defines what matched when the match is in the name a declaration keyword introduces (`class
+# InvalidVersion`, `export function parse`, `fn main`) or in the key of an assignment or a mapping
+# (`__version__ = "24.1"`, `requires-python = ">=3.8"`, `License: MIT`). Fixed patterns, run by RE2 too.
+NAME_TAIL = re2.compile(rb"^[\w$.-]*")
+DECLARES = re2.compile(
+    rb"^\s*(?:@[\w.]+\s+)*(?:(?:export|public|private|protected|internal|static|async|abstract|final|pub|default"
+    rb"|extern|inline|virtual|override|sealed|data|open|local)\s+)*(?:class|def|function|func|fn|struct|interface"
+    rb"|type|enum|trait|impl|module|object|const|let|var|val|macro|record|namespace|sub|proc)\s+[\w$.]+$"
+)
+KEY = re2.compile(rb"^\s*[\"']?[\w$.-]+$")  # `a.b = 1` (INI, TOML, properties)
+PLAIN_KEY = re2.compile(rb"^\s*[\"']?[\w$-]+$")  # `key: value` (YAML, headers): `a.b.Error: text` is output
+ASSIGNED = re2.compile(rb"^[\"']?\s*=(?:[^=]|$)")
+MAPPED = re2.compile(rb"^[\"']?\s*:(?:[^:]|$)")
 SEARCH_PARAMETERS: Mapping[str, Any] = {
     "type": "object",
     "properties": {
@@ -44,6 +60,8 @@ class Found:
     """What a search found: every matching line's count per file, the lines it can show, what it skipped."""
 
     lines: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    defined: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, text) that define the match
+    exact: int = 0  # how many of them, at the head of `defined`, define a name that is the match itself
     counts: dict[str, int] = field(default_factory=dict)
     searched: int = 0
     binary: int = 0
@@ -116,11 +134,20 @@ class Search:
             last = line
             found.counts[entry.path] = found.counts.get(entry.path, 0) + 1
             shown = found.lines.setdefault(entry.path, [])
-            if len(shown) < PER_FILE:
-                begin = data.rfind(b"\n", 0, start) + 1
-                end = data.find(b"\n", start)
-                text = data[begin : len(data) if end == -1 else end].decode("utf-8", errors="replace").strip()
-                shown.append((line, text if len(text) <= LINE_CHARS else text[:LINE_CHARS] + " [...]"))
+            begin = data.rfind(b"\n", 0, start) + 1
+            end = data.find(b"\n", start)
+            text = data[begin : len(data) if end == -1 else end]
+            defines = len(found.defined) < 2 * DEFINITIONS_SHOWN and defining(text, match.end() - begin)
+            exact = defines and whole_name(text, start - begin, match.end() - begin)
+            defines = defines and (exact or len(found.defined) - found.exact < DEFINITIONS_SHOWN)
+            if defines or len(shown) < PER_FILE:
+                words = text.decode("utf-8", errors="replace").strip()
+                words = words if len(words) <= LINE_CHARS else words[:LINE_CHARS] + " [...]"
+                if defines:
+                    found.defined.insert(found.exact if exact else len(found.defined), (entry.path, line, words))
+                    found.exact += exact
+                if len(shown) < PER_FILE:
+                    shown.append((line, words))
 
     def written(self, args: dict[str, Any], where: str, found: Found) -> str:
         pattern = args["pattern"]
@@ -131,16 +158,20 @@ class Search:
             searched = plural(found.searched, "file")
             return f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})." + stopped(found)
         total, files = sum(found.counts.values()), len(found.counts)
-        head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}:"
+        first = " (the lines that define it first)" if found.defined else ""
+        head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}{first}:"
         out, used, left = [head], len(head), dict(found.counts)
-        for path, lines in found.lines.items():
-            for number, text in lines:
-                entry = f"{path}:{number}: {text}"
-                if used + len(entry) + 200 > self.output_chars:
-                    break
-                out.append(entry)
-                used += len(entry) + 1
-                left[path] -= 1
+        defined = {(path, number) for path, number, _ in found.defined}
+        rest = [(p, n, t) for p, lines in found.lines.items() for n, t in lines if (p, n) not in defined]
+        full: set[str] = set()  # files one of whose lines did not fit: the rest of them is left out too
+        for path, number, text in [*found.defined, *rest]:
+            entry = f"{path}:{number}: {text}"
+            if path in full or used + len(entry) + 200 > self.output_chars:
+                full.add(path)
+                continue
+            out.append(entry)
+            used += len(entry) + 1
+            left[path] -= 1
         more = {path: n for path, n in left.items() if n}
         if more:
             where_more = ", ".join(f"{p} ({n})" for p, n in sorted(more.items(), key=lambda i: -i[1])[:5])
@@ -151,6 +182,23 @@ class Search:
         if notes:
             out.append(f"[{notes.removeprefix('; ')}]")
         return "\n".join(out) + stopped(found)
+
+
+def defining(line: bytes, end: int) -> bool:
+    """Whether the line defines what matched up to `end`: the match is in the name a declaration keyword
+    introduces, or in the key of an assignment or a mapping (see DECLARES, KEY and PLAIN_KEY)."""
+    name_end = end + NAME_TAIL.search(line[end:]).end()
+    head = line[:name_end]
+    rest = line[name_end:]
+    if DECLARES.search(head):
+        return True
+    return bool(KEY.search(head) and ASSIGNED.search(rest)) or bool(PLAIN_KEY.search(head) and MAPPED.search(rest))
+
+
+def whole_name(line: bytes, start: int, end: int) -> bool:
+    """Whether the match is a whole name (`Version` in `class Version(...)`, not in `class _MuslVersion`)."""
+    before = line[start - 1 : start] if start else b""
+    return not NAME_TAIL.search(line[end:]).end() and not (before.isalnum() or before in (b"_", b"$", b".", b"-"))
 
 
 def plural(count: int, noun: str) -> str:

@@ -44,6 +44,38 @@ def test_matching_lines_come_as_path_line_text_case_insensitive_for_a_lowercase_
     assert search(tree, pattern="Timeout").splitlines()[1:2] == ["src/pkg/core.py:4: return Timeout(path)"]
 
 
+@pytest.mark.parametrize(
+    ("line", "defines"),
+    [
+        ("class Version(_BaseVersion):", True),
+        ("class InvalidVersion(ValueError):", True),
+        ("    async def version_of(path):", True),
+        ("export default function versionOf(a) {", True),
+        ("pub fn version() -> u32 {", True),
+        ('__version__ = "24.1"', True),
+        ('python-version = ">=3.8"', True),
+        ("Version: 2.0", True),
+        ("from packaging.version import Version", False),  # an import names it
+        ("if other == Version:", False),  # a comparison uses it
+        ("    return Version(text)", False),  # a call uses it
+        ("std::Version::parse(text)", False),  # a path, not a key
+        ('    "Version",', False),  # an item of a list
+        ("packaging.version.InvalidVersion: bad", False),  # a traceback's last line, not a mapping
+        ("app.version = 3", True),  # a dotted key (INI, TOML, properties)
+        ("* Fix the Version class's repr", False),  # prose mentions it
+    ],
+)
+def test_a_line_that_defines_what_matched_comes_before_the_lines_that_mention_it(
+    tmp_path: Path, line: str, defines: bool
+) -> None:
+    (tmp_path / "a.txt").write_text("Version is mentioned here\n" * 3)
+    (tmp_path / "b.py").write_text(f"# about Version\n{line}\n")
+    out = search(tmp_path, pattern="version").splitlines()
+    assert ("(the lines that define it first)" in out[0]) is defines
+    assert (out[1] == f"b.py:2: {line.strip()}") is defines
+    assert sum(entry.endswith(line.strip()) for entry in out) == 1  # shown once, first or in its place
+
+
 def test_a_pattern_is_literal_text_unless_regex_is_asked_for(tree: Path) -> None:
     assert search(tree, pattern="a.b").startswith("No line matches 'a.b' (searched 3 files; 1 binary file skipped)")
     assert "docs/guide.md:3: Then axb." in search(tree, pattern="a.b", regex=True)
@@ -144,3 +176,16 @@ def test_a_folder_swapped_for_a_link_mid_search_is_never_entered(tree: Path, tmp
     finally:
         stop.set()
         swapper.join()
+
+
+def test_a_definition_of_the_whole_name_comes_before_one_of_a_longer_name(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class _MuslVersion:\n    pass\nclass VersionInfo:\n    pass\n")
+    (tmp_path / "b.py").write_text("Metadata-Version: 2.1\n")
+    (tmp_path / "c.py").write_text("class Version(Base):\n    pass\n")
+    out = search(tmp_path, pattern="Version").splitlines()
+    assert out[1] == "c.py:1: class Version(Base):"
+    assert set(out[2:5]) == {
+        "a.py:1: class _MuslVersion:",
+        "a.py:3: class VersionInfo:",
+        "b.py:1: Metadata-Version: 2.1",
+    }
