@@ -22,6 +22,7 @@ from harness.controls.last_turn import LastTurn
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.repeat_guard import RepeatGuard
+from harness.controls.search_first import SearchFirst
 from harness.controls.unread_paths import UnreadPaths
 from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.errors import ConfigError
@@ -29,13 +30,24 @@ from wire.types import TOOL_EXTENSIONS, ModelCard
 
 CONTROLS: dict[str, type[Hooks]] = {
     control.name: control
-    for control in (RepeatGuard, EmptyReply, LookFirst, UnreadPaths, ParallelCalls, LastTurn, FitContext, DigestAnswers)
+    for control in (
+        RepeatGuard,
+        EmptyReply,
+        SearchFirst,
+        LookFirst,
+        UnreadPaths,
+        ParallelCalls,
+        LastTurn,
+        FitContext,
+        DigestAnswers,
+    )
 }
 SMALL = Profile(
     "small",
     (
         ControlSpec("repeat_guard"),
         ControlSpec("empty_reply"),
+        ControlSpec("search_first"),
         ControlSpec("look_first"),
         ControlSpec("unread_paths", {"look_while_unread": 6}),
         ControlSpec("parallel_calls"),

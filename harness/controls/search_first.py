@@ -1,0 +1,98 @@
+"""search_first: in a folder too large to read whole, the first look after the listing is a search."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import ClassVar, Protocol, runtime_checkable
+
+from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.unread_paths import DEFAULT_CONTEXT, MAX_WALK, ListsWorkspace, named_by
+from harness.core.protocols import Tool
+from harness.tools.workspace import Workspace
+from wire.types import Message, ToolCall, ToolChoice
+
+
+@runtime_checkable
+class SearchesWorkspace(Protocol):
+    """A tool over a workspace whose `scope_parameter` names a folder or a file to look in (a search)."""
+
+    workspace: Workspace
+    scope_parameter: str
+
+
+@dataclass(frozen=True)
+class SearchFirst(Hooks):
+    """Once the folder has been listed, a folder whose files hold more than twice the model's window (as
+    characters; the same bound under which unread_paths has every file read) is searched for the code the
+    question names before the model reads on: the turn after the listing calls the search tool
+    (tool_choice names it), its pattern one of the question's terms (`terms`: what it quotes, then its
+    words shaped as code), once per run. A small model given a long listing reads files in the order
+    they are listed (a changelog, the license, dotfiles) and fills its window before it reaches the one
+    that matters, and left to write a pattern right after a listing it copies a piece of the listing; a
+    search for the name the question asks about finds the lines to read around, the lines that define
+    it first. Only on a server that takes `tool_parameters` (the pattern is narrowed there, the prompt
+    unchanged). Inert when the question names a file of the folder (it is read, not searched for), when
+    it names no code, when the run has searched already, when another control has chosen the call, and
+    when the folder could be read whole."""
+
+    name: ClassVar[str] = "search_first"
+    context: int = 0  # the model's context window in tokens, when the server said
+    tool_parameters: bool = False  # the server narrows calls by the `tool_parameters` field
+
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        request = turn.request
+        if not self.tool_parameters or not request.tools or request.tool_choice is not None:
+            return
+        offered = {d["function"]["name"] for d in request.tools} - turn.aside
+        searches = [t for t in run.tools if t.name in offered and t.read_only and isinstance(t, SearchesWorkspace)]
+        called = [c["function"]["name"] for m in run.state.messages for c in calls_of(m)]
+        listed = any(lists(run.tools.get(name)) for name in called)
+        if len(searches) != 1 or not listed or any(name == searches[0].name for name in called):
+            return
+        search, question = searches[0], run.state.question
+        asked = terms(question)
+        if not asked or not self.too_large(search.workspace, question):
+            return
+        pattern = {"type": "object", "properties": {"pattern": {"enum": asked}}, "required": ["pattern"],
+                   "additionalProperties": False}  # fmt: skip
+        narrowing = {**dict(request.extra.get("tool_parameters") or {}), search.name: pattern}
+        choice: ToolChoice = {"type": "function", "function": {"name": search.name}}
+        turn.request = replace(request, tool_choice=choice, extra={**request.extra, "tool_parameters": narrowing})
+
+    def too_large(self, workspace: Workspace, question: str) -> bool:
+        """Whether the folder holds more than it could be read whole in, and the question names none of its files."""
+        entries, _ = workspace.entries(limit=MAX_WALK)
+        if any(named_by(question, e.path) for e in entries):
+            return False
+        return sum(e.size for e in entries) > 2 * (self.context or DEFAULT_CONTEXT)
+
+
+QUOTED = re.compile(r"`([^`\n]{1,80})`|\"([^\"\n]{1,80})\"|(?<!\w)'([^'\n]{3,80})'(?!\w)")
+WORD = re.compile(r"[A-Za-z0-9][\w.-]*[A-Za-z0-9]|[A-Za-z]")
+MOST_TERMS = 8
+
+
+def terms(question: str) -> list[str]:
+    """What the question names as code, as written: what it quotes (in backticks or quotes), then its words
+    shaped as code (`send_batch`, `UserClient`, `db-96.internal`), each once, at most MOST_TERMS. Its plain
+    words are not among them: a small model offered its question's words searches for the commonest (the
+    project's name, `function`), and finds lines of everything."""
+    quoted = [next(g for g in match.groups() if g) for match in QUOTED.finditer(question)]
+    code = [w for w in WORD.findall(QUOTED.sub(" ", question)) if code_shaped(w)]
+    unique = dict.fromkeys(t.strip() for t in [*quoted, *code] if t.strip())
+    return list(unique)[:MOST_TERMS]
+
+
+def code_shaped(word: str) -> bool:
+    """A word written as code is: with an underscore, a dot or a hyphen inside, or a capital after its first letter."""
+    return any(mark in word for mark in "_.-") or any(c.isupper() for c in word[1:])
+
+
+def lists(tool: Tool | None) -> bool:
+    """Whether the tool looks over a workspace with no argument required (a listing)."""
+    return tool is not None and isinstance(tool, ListsWorkspace) and not tool.parameters.get("required")
+
+
+def calls_of(message: Message) -> list[ToolCall]:
+    return message.get("tool_calls", []) if message["role"] == "assistant" else []
