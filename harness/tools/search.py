@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import re2
 
@@ -60,8 +60,8 @@ class Found:
     """What a search found: every matching line's count per file, the lines it can show, what it skipped."""
 
     lines: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
-    defined: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, text) that define the match
-    exact: int = 0  # how many of them, at the head of `defined`, define a name that is the match itself
+    whole: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, text) defining the match itself
+    part: list[tuple[str, int, str]] = field(default_factory=list)  # ... defining a longer name that holds it
     counts: dict[str, int] = field(default_factory=dict)
     searched: int = 0
     binary: int = 0
@@ -69,6 +69,11 @@ class Found:
     partial: int = 0
     files: int = 0
     stopped: bool = False
+
+    @property
+    def defined(self) -> list[tuple[str, int, str]]:
+        """The lines that define what matched, whole names first."""
+        return [*self.whole, *self.part]
 
 
 @dataclass
@@ -134,20 +139,23 @@ class Search:
             last = line
             found.counts[entry.path] = found.counts.get(entry.path, 0) + 1
             shown = found.lines.setdefault(entry.path, [])
+            looking = len(found.whole) + len(found.part) < 2 * DEFINITIONS_SHOWN
+            if not looking and len(shown) >= PER_FILE:
+                continue  # nothing of this line is shown: its text is not needed
             begin = data.rfind(b"\n", 0, start) + 1
             end = data.find(b"\n", start)
             text = data[begin : len(data) if end == -1 else end]
-            defines = len(found.defined) < 2 * DEFINITIONS_SHOWN and defining(text, match.end() - begin)
-            exact = defines and whole_name(text, start - begin, match.end() - begin)
-            defines = defines and (exact or len(found.defined) - found.exact < DEFINITIONS_SHOWN)
-            if defines or len(shown) < PER_FILE:
-                words = text.decode("utf-8", errors="replace").strip()
-                words = words if len(words) <= LINE_CHARS else words[:LINE_CHARS] + " [...]"
-                if defines:
-                    found.defined.insert(found.exact if exact else len(found.defined), (entry.path, line, words))
-                    found.exact += exact
-                if len(shown) < PER_FILE:
-                    shown.append((line, words))
+            kind = definition(text, start - begin, match.end() - begin) if looking else None
+            parts_left = len(found.part) < DEFINITIONS_SHOWN
+            into = found.whole if kind == "whole" else found.part if kind == "part" and parts_left else None
+            if into is None and len(shown) >= PER_FILE:
+                continue
+            words = text.decode("utf-8", errors="replace").strip()
+            words = words if len(words) <= LINE_CHARS else words[:LINE_CHARS] + " [...]"
+            if into is not None:
+                into.append((entry.path, line, words))
+            if len(shown) < PER_FILE:
+                shown.append((line, words))
 
     def written(self, args: dict[str, Any], where: str, found: Found) -> str:
         pattern = args["pattern"]
@@ -184,21 +192,19 @@ class Search:
         return "\n".join(out) + stopped(found)
 
 
-def defining(line: bytes, end: int) -> bool:
-    """Whether the line defines what matched up to `end`: the match is in the name a declaration keyword
-    introduces, or in the key of an assignment or a mapping (see DECLARES, KEY and PLAIN_KEY)."""
+def definition(line: bytes, start: int, end: int) -> Literal["whole", "part"] | None:
+    """Whether the line defines what matched at [start, end): the match is in the name a declaration keyword
+    introduces, or in the key of an assignment or a mapping (see DECLARES, KEY and PLAIN_KEY); "whole" when
+    that name is the match itself (`Version` in `class Version(...)`), "part" when a longer name holds it
+    (`class _MuslVersion`)."""
     name_end = end + NAME_TAIL.search(line[end:]).end()
-    head = line[:name_end]
-    rest = line[name_end:]
-    if DECLARES.search(head):
-        return True
-    return bool(KEY.search(head) and ASSIGNED.search(rest)) or bool(PLAIN_KEY.search(head) and MAPPED.search(rest))
-
-
-def whole_name(line: bytes, start: int, end: int) -> bool:
-    """Whether the match is a whole name (`Version` in `class Version(...)`, not in `class _MuslVersion`)."""
+    head, rest = line[:name_end], line[name_end:]
+    declared = DECLARES.search(head)
+    assigned = (KEY.search(head) and ASSIGNED.search(rest)) or (PLAIN_KEY.search(head) and MAPPED.search(rest))
+    if not (declared or assigned):
+        return None
     before = line[start - 1 : start] if start else b""
-    return not NAME_TAIL.search(line[end:]).end() and not (before.isalnum() or before in (b"_", b"$", b".", b"-"))
+    return "whole" if name_end == end and not (before.isalnum() or before in (b"_", b"$", b".", b"-")) else "part"
 
 
 def plural(count: int, noun: str) -> str:

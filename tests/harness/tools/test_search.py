@@ -182,9 +182,10 @@ def test_a_definition_of_the_whole_name_comes_before_one_of_a_longer_name(tmp_pa
     (tmp_path / "a.py").write_text("class _MuslVersion:\n    pass\nclass VersionInfo:\n    pass\n")
     (tmp_path / "b.py").write_text("Metadata-Version: 2.1\n")
     (tmp_path / "c.py").write_text("class Version(Base):\n    pass\n")
+    (tmp_path / "d.txt").write_text("Version: 24.1\n")  # a whole name at the start of its line
     out = search(tmp_path, pattern="Version").splitlines()
-    assert out[1] == "c.py:1: class Version(Base):"
-    assert set(out[2:5]) == {
+    assert out[1:3] == ["c.py:1: class Version(Base):", "d.txt:1: Version: 24.1"]
+    assert set(out[3:6]) == {
         "a.py:1: class _MuslVersion:",
         "a.py:3: class VersionInfo:",
         "b.py:1: Metadata-Version: 2.1",
