@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.unread_paths import MAX_WALK, mentions
 from harness.tools.base import NO_ARGUMENTS
+from harness.tools.workspace import Workspace
 from wire.types import ToolChoice
+
+
+@runtime_checkable
+class ListsFolders(Protocol):
+    """A listing over a workspace whose `folder_parameter` names a folder to list, with a `glob` of names."""
+
+    workspace: Workspace
+    folder_parameter: str
 
 
 @dataclass(frozen=True)
@@ -16,7 +28,9 @@ class LookFirst(Hooks):
     call in words, or guess, and stop. The first such call goes to the one tool that needs no arguments, if
     there is exactly one: a look around needs no guess. A server that takes `tool_parameters` is told to
     decode that call with no arguments at all (a small model fills a listing's optional folder with a file's
-    path it saw in another tool's schema)."""
+    path it saw in another tool's schema), or, when the question names one folder of the workspace or one
+    kind of file by its extension (and no file), with exactly that folder and glob: a small model answers a
+    question about one folder from the first count and the first names it sees."""
 
     name: ClassVar[str] = "look_first"
     turns: int = 2  # a listing and a read
@@ -35,6 +49,46 @@ class LookFirst(Hooks):
         if looked == 0 and len(bare) == 1:
             choice = {"type": "function", "function": {"name": bare[0]}}
             if self.tool_parameters:
-                narrowing = {**dict(extra.get("tool_parameters") or {}), bare[0]: NO_ARGUMENTS}
+                arguments = first_look(run.tools.get(bare[0]), run.state.question)
+                narrowing = {**dict(extra.get("tool_parameters") or {}), bare[0]: arguments}
                 extra = {**extra, "tool_parameters": narrowing}
         turn.request = replace(request, tool_choice=choice, extra=extra)
+
+
+def first_look(tool: object, question: str) -> Mapping[str, Any]:
+    """The arguments the first listing is decoded with: the folder and the kind of file the question names,
+    or none."""
+    if not isinstance(tool, ListsFolders):
+        return NO_ARGUMENTS
+    entries, _ = tool.workspace.entries(limit=MAX_WALK)
+    if any(mentions(question, e.path) for e in entries):
+        return NO_ARGUMENTS  # a file named is read, not listed
+    folders = {"/".join(e.path.split("/")[:end]) for e in entries for end in range(1, e.path.count("/") + 1)}
+    named = [f for f in folders if names_folder(question, f)]
+    suffixes = {m.group(1) for m in EXTENSION.finditer(question)}
+    globs = [f"*.{s}" for s in suffixes if any(e.path.endswith(f".{s}") for e in entries)]
+    chosen = {tool.folder_parameter: named, "glob": globs}
+    if len(named) > 1 or len(globs) > 1 or not (named or globs):
+        return NO_ARGUMENTS
+    properties = {key: {"enum": values} for key, values in chosen.items() if values}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+EXTENSION = re.compile(r"(?<![\w/.-])\*?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")
+FOLDER_WORD = r"(?:folder|directory|dir)"
+
+
+def names_folder(question: str, folder: str) -> bool:
+    """Whether the question names this folder: by a path of two names or more (`docs/guide`), or by one name
+    written as a folder (`tests/`, in backticks, or followed by the word folder or directory); a lone word such
+    as `logs` is too often an ordinary word."""
+    name = re.escape(folder)
+    alone = rf"(?<![\w/.-]){name}/?(?![\w/-]|\.\w)"
+    if "/" in folder:
+        return re.search(alone, question) is not None
+    written = (
+        rf"(?<![\w/.-]){name}/(?![\w/-]|\.\w)",  # tests/
+        rf"`{name}/?`",  # `tests`
+        rf"{alone}\s+{FOLDER_WORD}\b",  # the tests folder
+    )
+    return re.search("|".join(written), question, re.IGNORECASE) is not None

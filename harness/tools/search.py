@@ -26,6 +26,7 @@ from harness.tools.workspace import Entry, Workspace
 MAX_FILE_BYTES = 4 << 20
 MAX_FILES = 100_000
 PER_FILE = 8  # lines shown of one file before the next file's
+PER_FILE_COUNTS = 5  # files whose count of matching lines the first line gives
 NO_MATCH = "No line matches "
 LINE_CHARS = 200
 DEFINITIONS_SHOWN = 10  # lines that define what matched, shown before the rest (whole names first, then parts)
@@ -166,7 +167,7 @@ class Search:
             searched = plural(found.searched, "file")
             return f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})." + stopped(found)
         total, files = sum(found.counts.values()), len(found.counts)
-        first = " (the lines that define it first)" if found.defined else ""
+        first = per_file(found) + (" (the lines that define it first)" if found.defined else "")
         head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}{first}:"
         out, used, left = [head], len(head), dict(found.counts)
         defined = {(path, number) for path, number, _ in found.defined}
@@ -205,6 +206,17 @@ def definition(line: bytes, start: int, end: int) -> Literal["whole", "part"] | 
         return None
     before = line[start - 1 : start] if start else b""
     return "whole" if name_end == end and not (before.isalnum() or before in (b"_", b"$", b".", b"-")) else "part"
+
+
+def per_file(found: Found) -> str:
+    """How many lines matched in each file, most first (as `rg --count`), when several files matched and one of
+    them more than once: a count asked of one file is then read off, not added up from lines."""
+    if len(found.counts) < 2 or max(found.counts.values()) < 2:
+        return ""
+    ordered = sorted(found.counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{n:,} in {path}" for path, n in ordered[:PER_FILE_COUNTS])
+    others = len(ordered) - PER_FILE_COUNTS
+    return f" ({shown}" + (f" and {plural(others, 'other file')}" if others > 0 else "") + ")"
 
 
 def plural(count: int, noun: str) -> str:

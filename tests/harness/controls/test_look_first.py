@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.controls.look_first import LookFirst
+from harness.controls.look_first import LookFirst, first_look
 from harness.controls.parallel_calls import ParallelCalls
 from harness.core.loop import run
 from harness.core.options import RunOptions
@@ -41,3 +41,33 @@ async def test_the_first_forced_listing_is_decoded_with_no_arguments_where_the_s
     assert seen[0].extra["tool_parameters"] == {"list_files": {"type": "object", "properties": {},
                                                                "additionalProperties": False}}  # fmt: skip
     assert "tool_parameters" not in seen[1].extra
+
+
+def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_names(tmp_path: Path) -> None:
+    """A small model answers a question about one folder from the first count and names it sees: the
+    listing it is shown first is of that folder (or of that kind of file), when the question names exactly
+    one and no file."""
+    for path in ("tests/test_a.py", "tests/test_b.py", "src/pkg/core.py", "src/pkg/core.pyi", "docs/guide.md"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n")
+    listing = ListFiles(Workspace(tmp_path))
+
+    def enums(question: str) -> dict[str, list[str]]:
+        schema = first_look(listing, question)
+        assert schema.get("required", []) == list(schema["properties"])
+        return {key: value["enum"] for key, value in schema["properties"].items()}
+
+    assert enums("How many files does the tests folder hold?") == {"path": ["tests"]}
+    assert enums("How many modules are there in src/pkg?") == {"path": ["src/pkg"]}
+    assert enums("How many .py files are in `src`?") == {"path": ["src"], "glob": ["*.py"]}
+    assert enums("Which .md files mention the cache?") == {"glob": ["*.md"]}
+    # none: a file named (it is read), two folders, a plain word, an extension no file has, a longer path
+    unnarrowed = (
+        "What does src/pkg/core.py do?",
+        "Compare the tests folder with src/pkg.",
+        "Where do the tests stop?",
+        "How many .rs files are there?",
+        "Is src/pkg/extra empty?",
+    )
+    for question in unnarrowed:
+        assert enums(question) == {}, question

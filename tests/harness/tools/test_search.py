@@ -76,6 +76,18 @@ def test_a_line_that_defines_what_matched_comes_before_the_lines_that_mention_it
     assert sum(entry.endswith(line.strip()) for entry in out) == 1  # shown once, first or in its place
 
 
+def test_lines_matched_in_several_files_are_counted_per_file_most_first(tmp_path: Path) -> None:
+    (tmp_path / "backup.log").write_text("ERROR a\nINFO b\nERROR c\nERROR d\n")
+    (tmp_path / "cron.log").write_text("ERROR e\n")
+    (tmp_path / "notes.md").write_text("nothing here\n")
+    assert search(tmp_path, pattern="ERROR").splitlines()[0] == (
+        "4 matching lines in 2 files for 'ERROR' (3 in backup.log, 1 in cron.log):"
+    )
+    assert search(tmp_path, pattern="ERROR", path="backup.log").splitlines()[0] == (
+        "3 matching lines in 1 file for 'ERROR' in backup.log:"
+    )
+
+
 def test_a_pattern_is_literal_text_unless_regex_is_asked_for(tree: Path) -> None:
     assert search(tree, pattern="a.b").startswith("No line matches 'a.b' (searched 3 files; 1 binary file skipped)")
     assert "docs/guide.md:3: Then axb." in search(tree, pattern="a.b", regex=True)
@@ -97,7 +109,9 @@ def test_many_matches_fit_the_result_and_say_how_many_more_there_are_and_where(t
     for n in range(30):
         (tmp_path / f"f{n:02}.log").write_text("".join(f"ERROR number {i}\n" for i in range(50)))
     out = Search(Workspace(tmp_path), output_chars=2000).search({"pattern": "error"})
-    assert len(out) <= 2000 + 300 and out.startswith("1,500 matching lines in 30 files for 'error':")
+    assert len(out) <= 2000 + 300
+    assert out.startswith("1,500 matching lines in 30 files for 'error' (50 in f00.log, 50 in f01.log, ")
+    assert "50 in f04.log and 25 other files):\n" in out
     shown = [line for line in out.splitlines() if ".log:" in line]
     assert 0 < len(shown) < 1500 and "more matching lines not shown" in out.splitlines()[-1]
     assert f"[{1500 - len(shown):,} more matching lines not shown: f" in out and "narrow the search" in out
