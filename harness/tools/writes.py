@@ -1,14 +1,16 @@
-"""write_file: an atomic, confined write that a retry after a crash does not repeat."""
+"""write_file and edit_file: atomic, confined writes that a retry after a crash does not repeat."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.protocols import ToolContext
 from harness.errors import ToolError
+from harness.tools.views import SNIFF_BYTES, binary_kind
 from harness.tools.workspace import Workspace
 
 PATH_AND_CONTENT: Mapping[str, Any] = {
@@ -20,6 +22,20 @@ PATH_AND_CONTENT: Mapping[str, Any] = {
     "required": ["path", "content"],
     "additionalProperties": False,
 }
+EDITING: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "file path relative to the workspace"},
+        "old_text": {
+            "type": "string",
+            "description": "the exact text to replace, as the file has it; it must occur once",
+        },
+        "new_text": {"type": "string", "description": "the text that takes its place"},
+    },
+    "required": ["path", "old_text", "new_text"],
+    "additionalProperties": False,
+}
+NUMBERED = re.compile(r"(?m)^\d+: ")  # how read_file numbers the lines of a window
 
 
 @dataclass
@@ -44,3 +60,70 @@ class WriteFile:
         if not wrote:
             return f"{path} already has this content ({len(data):,} bytes); nothing was written."
         return f"Wrote {len(data):,} bytes to {path}."
+
+
+@dataclass
+class EditFile:
+    """One exact replacement in a text file (as Claude Code's Edit and SWE-agent's str_replace): `old_text`
+    must occur exactly once, so the change lands where the model meant it and nowhere else; the rest of
+    the file is kept byte for byte. Written like write_file (atomic, confined); a retried call whose
+    change already landed reports it instead of failing."""
+
+    workspace: Workspace
+    max_bytes: int = 1_000_000
+    needs_approval: bool = True
+    name: str = "edit_file"
+    description: str = (
+        "Change part of a text file: the one place where old_text occurs becomes new_text, and nothing else "
+        "changes. To add a line, give a line next to it as old_text and both lines as new_text."
+    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: EDITING)
+    read_only: bool = False
+    honours_idempotency_key: bool = True
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        path, old, new = args["path"], args["old_text"], args["new_text"]
+        text = await asyncio.to_thread(self.text_of, path)
+        if not old:
+            raise ToolError("old_text is empty: give the exact text to replace, as read_file shows it")
+        if old not in text and NUMBERED.search(old):
+            old = NUMBERED.sub("", old)  # copied from a window with its line numbers
+        count = text.count(old)
+        if count == 0:
+            if ctx.retry and new and new in text:
+                return f"{path} already has this change (the attempt before the run stopped made it)."
+            raise ToolError(f"old_text is not in {path}: read_file shows what it says; copy the text exactly")
+        if count > 1:
+            lines = ", ".join(str(n) for n in lines_holding(text, old)[:10])
+            raise ToolError(f"old_text occurs {count} times in {path} (lines {lines}): give more of the text "
+                            "around the place to change, so that it occurs once")  # fmt: skip
+        updated = text.replace(old, new, 1).encode("utf-8")
+        if len(updated) > self.max_bytes:
+            raise ToolError(f"the file would be {len(updated):,} bytes; the limit is {self.max_bytes:,} bytes")
+        await asyncio.to_thread(self.workspace.write_atomic, path, updated)
+        line = text.count("\n", 0, text.index(old)) + 1
+        return f"Edited {path} at line {line}: replaced {plural_lines(old)} with {plural_lines(new)}."
+
+    def text_of(self, path: str) -> str:
+        data, size = self.workspace.read_bytes(path, self.max_bytes + 1)
+        if size > self.max_bytes:
+            raise ToolError(f"{path} is {size:,} bytes; edit_file changes files of at most {self.max_bytes:,} bytes")
+        if binary_kind(data[:SNIFF_BYTES]) is not None:
+            raise ToolError(f"{path} is a binary file; edit_file changes text files")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ToolError(f"{path} is not UTF-8 text; edit_file changes UTF-8 text files") from exc
+
+
+def lines_holding(text: str, old: str) -> list[int]:
+    found, at = [], text.find(old)
+    while at != -1:
+        found.append(text.count("\n", 0, at) + 1)
+        at = text.find(old, at + 1)
+    return found
+
+
+def plural_lines(text: str) -> str:
+    count = len(text.splitlines()) or 1
+    return f"{count} line" + ("" if count == 1 else "s") if text else "nothing"

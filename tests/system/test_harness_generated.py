@@ -42,7 +42,7 @@ from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.search import Search
 from harness.tools.workspace import Workspace
-from harness.tools.writes import WriteFile
+from harness.tools.writes import EditFile, WriteFile
 from tests.harness.helpers import X_PARAMETERS
 from wire.types import ChatCompletionRequest, usage_of
 
@@ -284,6 +284,8 @@ async def attack(ws: Path, path: str) -> list[str]:
         (Search(jail), {"pattern": "OUTSIDE", "path": path}),
         (Search(jail), {"pattern": "O.TSIDE", "regex": True, "glob": path}),
         (WriteFile(jail, needs_approval=False), {"path": path, "content": "written"}),
+        (EditFile(jail, needs_approval=False), {"path": path, "old_text": "OUTSIDE", "new_text": "edited"}),
+        (EditFile(jail, needs_approval=False), {"path": path, "old_text": "fine", "new_text": "edited"}),
         (DeleteFile(jail, needs_approval=False), {"path": path}),
     ):
         try:

@@ -19,7 +19,7 @@ from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.tools.base import Registry
 from harness.tools.workspace import Workspace
-from harness.tools.writes import WriteFile
+from harness.tools.writes import EditFile, WriteFile
 from tests.conftest import ROOT
 from tests.harness.helpers import calls, script
 
@@ -94,3 +94,46 @@ def test_a_kill_during_a_write_leaves_a_whole_file(workspace: Path) -> None:
         writer.send_signal(signal.SIGKILL)
         writer.wait()
         assert (workspace / "big.bin").read_bytes() in whole
+
+
+async def test_an_edit_replaces_the_one_place_and_keeps_every_other_byte(workspace: Path) -> None:
+    before = b"[server]\r\nport = 1869\r\nhost = 0.0.0.0\r\n\r\n[cache]\r\nsize = 8\r\n"
+    (workspace / "settings.ini").write_bytes(before)
+    tool = EditFile(Workspace(workspace))
+    out = await tool.run({"path": "settings.ini", "old_text": "port = 1869", "new_text": "port = 17259"}, context())
+    assert out == "Edited settings.ini at line 2: replaced 1 line with 1 line."
+    assert (workspace / "settings.ini").read_bytes() == before.replace(b"1869", b"17259")
+
+
+async def test_an_edit_that_names_no_place_or_several_changes_nothing_and_says_why(workspace: Path) -> None:
+    (workspace / "todo.md").write_text("- [ ] a\n- [ ] b\n- [x] c\n")
+    tool = EditFile(Workspace(workspace))
+    with pytest.raises(ToolError, match=r"old_text occurs 2 times in todo.md \(lines 1, 2\): give more of the text"):
+        await tool.run({"path": "todo.md", "old_text": "- [ ]", "new_text": "- [x]"}, context())
+    with pytest.raises(ToolError, match=r"old_text is not in todo\.md: read_file shows what it says"):
+        await tool.run({"path": "todo.md", "old_text": "- [ ] d", "new_text": "x"}, context())
+    with pytest.raises(ToolError, match="old_text is empty"):
+        await tool.run({"path": "todo.md", "old_text": "", "new_text": "x"}, context())
+    assert (workspace / "todo.md").read_text() == "- [ ] a\n- [ ] b\n- [x] c\n"
+
+
+async def test_an_edit_copied_from_a_numbered_window_and_a_line_added_after_another(workspace: Path) -> None:
+    (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] c\n")
+    tool = EditFile(Workspace(workspace))
+    await tool.run({"path": "todo.md", "old_text": "3: - [x] c", "new_text": "- [x] c\n- [ ] d"}, context())
+    assert (workspace / "todo.md").read_text() == "# To do\n- [ ] a\n- [x] c\n- [ ] d\n"
+
+
+async def test_an_edit_refuses_a_binary_file_and_a_retry_of_a_landed_edit_reports_it(workspace: Path) -> None:
+    (workspace / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\nport = 1")
+    (workspace / "a.txt").write_text("port = 2\n")
+    tool = EditFile(Workspace(workspace))
+    with pytest.raises(ToolError, match=r"logo\.png is a binary file"):
+        await tool.run({"path": "logo.png", "old_text": "port = 1", "new_text": "port = 3"}, context())
+    args = {"path": "a.txt", "old_text": "port = 2", "new_text": "port = 3"}
+    await tool.run(args, context())
+    retried = ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True)
+    assert "already has this change" in await tool.run(args, retried)
+    with pytest.raises(ToolError, match=r"old_text is not in a\.txt"):
+        await tool.run(args, context())  # the same call, not a retry: the text is gone
+    assert (workspace / "a.txt").read_text() == "port = 3\n"
