@@ -101,7 +101,7 @@ class EditFile:
         if len(updated) > self.max_bytes:
             raise ToolError(f"the file would be {len(updated):,} bytes; the limit is {self.max_bytes:,} bytes")
         await asyncio.to_thread(self.workspace.write_atomic, path, updated)
-        line = text.count("\n", 0, text.index(old)) + 1
+        line = line_at(text, text.index(old))
         return f"Edited {path} at line {line}: replaced {plural_lines(old)} with {plural_lines(new)}."
 
     def text_of(self, path: str) -> str:
@@ -119,9 +119,14 @@ class EditFile:
 def lines_holding(text: str, old: str) -> list[int]:
     found, at = [], text.find(old)
     while at != -1:
-        found.append(text.count("\n", 0, at) + 1)
+        found.append(line_at(text, at))
         at = text.find(old, at + 1)
     return found
+
+
+def line_at(text: str, at: int) -> int:
+    """The 1-based line on which character `at` of the text stands."""
+    return text.count("\n", 0, at) + 1
 
 
 def plural_lines(text: str) -> str:
