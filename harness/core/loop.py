@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import Any
 
 from harness.controls.base import RunContext, Turn
@@ -18,7 +19,7 @@ from harness.core.journal import Journal
 from harness.core.options import RunOptions
 from harness.core.policy import bound, may_reuse, signature
 from harness.core.protocols import ModelReply, Tool
-from harness.core.state import Ending, Interruption, RunState, over, pending
+from harness.core.state import Ending, Interruption, RunState, fresh_ids, over, pending
 from harness.errors import ContextTooSmall, NotResumable, ProviderError, Stopped
 from harness.tools.base import Registry
 from wire.types import ToolCall
@@ -161,6 +162,7 @@ class Loop:
         reply = await self.signal.race(self.options.model.complete(turn.settle()))
         for control in self.controls:
             reply = control.on_reply(self.context, turn, reply)
+        reply = replace(reply, message=fresh_ids(self.state.messages, reply.message))
         self.journal.reply(reply, (time.perf_counter() - began) * 1000, turn.answer)
         calls = reply.message.get("tool_calls", [])
         return self.admit(calls) if calls else self.answered(turn, reply)

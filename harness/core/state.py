@@ -241,3 +241,21 @@ def pending(messages: list[Message]) -> list[ToolCall]:
             assistant = cast(AssistantMessage, messages[index])
             return [c for c in assistant.get("tool_calls", []) if c["id"] not in answered]
     return []
+
+
+def fresh_ids(messages: list[Message], reply: AssistantMessage) -> AssistantMessage:
+    """The reply with each call id the transcript (or the reply itself) already holds renamed, so every
+    result answers exactly one call: a server may number calls per conversation ("call_0"), and a turn
+    asked as a fresh conversation never shows the model the run's ids."""
+    calls = reply.get("tool_calls") or []
+    taken = {c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls", [])}
+    renamed: list[ToolCall] = []
+    for call in calls:
+        new_id, n = call["id"], 1
+        while new_id in taken:
+            new_id, n = f"{call['id']}_{n}", n + 1
+        taken.add(new_id)
+        renamed.append(call if new_id == call["id"] else {**call, "id": new_id})
+    if all(a is b for a, b in zip(renamed, calls, strict=True)):
+        return reply
+    return {**reply, "tool_calls": renamed}

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from harness.app.client import FunctionModel
@@ -214,6 +214,15 @@ def check_invariants(state: RunState, trace: MemoryTrace, world: World) -> None:
         max_size=5,
         unique_by=lambda spec: spec.name,
     ).map(lambda specs: build(Profile("generated", tuple(specs)))),
+)
+@example(  # a digest offers the unused write again; the model, shown no ids, repeats the killed call's id
+    plan=[[("writer", 0)], "empty"],
+    kill_at={3},
+    max_turns=3,
+    tool_cap=None,
+    budget=None,
+    stop_at=None,
+    controls=build(Profile("found", (ControlSpec("digest_answers"), ControlSpec("empty_reply", {"retries": 1})))),
 )
 def test_random_runs_with_kills_keep_every_invariant(
     plan: list[Any], kill_at: set[int], max_turns: int, tool_cap: int | None, budget: float | None,

@@ -71,6 +71,20 @@ async def test_unknown_tool_and_bad_arguments_become_error_results_and_never_run
     assert probe.runs == [] and result.status == "completed"
 
 
+async def test_a_call_id_the_transcript_already_holds_is_renamed_so_each_result_answers_one_call() -> None:
+    writer = Recorder(name="writer", read_only=False)
+    model = script(  # a server that numbers calls per conversation repeats its ids
+        calls(("call_0", "writer", {"x": 1})),
+        calls(("call_0", "writer", {"x": 2}), ("call_0", "writer", {"x": 3})),
+        "done",
+    )
+    result = await run(state(), Registry([writer]), RunOptions(model=model))
+    asked = [c["id"] for m in result.messages if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    assert asked == ["call_0", "call_0_1", "call_0_2"]
+    assert [m["tool_call_id"] for m in tool_messages(result.messages)] == asked
+    assert writer.runs == [{"x": 1}, {"x": 2}, {"x": 3}] and result.status == "completed"
+
+
 async def test_dedupe_reuses_reads_but_never_writes_unless_told() -> None:
     reader, writer = Recorder(name="reader"), Recorder(name="writer", read_only=False)
     model = script(
