@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from models.dialects import OPEN
-from serve.llama.constraints import Grammars, bounded, value_chars
+from serve.llama.constraints import Grammars
 from serve.llama.decoding import Closers, Decoder, Settings
 from serve.llama.engine import Engine
 
@@ -175,33 +175,6 @@ def test_a_call_in_the_models_own_spacing_is_still_constrained(engine: Engine, g
     drive(engine, decoder, '{"name":"list_files","arguments":{"path":"x"}}', closers(engine))
     message, finish, _ = decoder.reply([1])
     assert finish == "tool_calls" and json.loads(message["tool_calls"][0]["function"]["arguments"]) == {}
-
-
-def test_a_forced_calls_free_values_are_bounded_and_the_clients_own_bounds_kept() -> None:
-    schema = {"type": "object", "properties": {
-        "note": {"type": "string"}, "code": {"type": "string", "maxLength": 500}, "n": {"type": "integer"},
-        "tags": {"type": "array", "items": {"type": "string"}}, "kind": {"type": "string", "enum": ["a", "b"]},
-        "other": {"not": {"type": "string"}}}}  # fmt: skip
-    chars = value_chars(schema, 64)
-    out = bounded(schema, chars)["properties"]
-    assert 16 <= chars < 64 and out["note"]["maxLength"] == chars and out["code"]["maxLength"] == 500
-    assert out["n"]["maximum"] < 10**15 and out["tags"]["maxItems"] >= 1 and out["tags"]["items"]["maxLength"] == chars
-    assert "maxLength" not in out["kind"] and out["other"] == {"not": {"type": "string"}}
-    assert value_chars(schema, 4096) > 1000  # a roomy budget leaves long values alone
-
-
-def test_a_value_of_any_kind_in_a_forced_call_is_a_bounded_scalar() -> None:
-    """`{}` allows an object, which a small model fills with nested objects until max_tokens cuts the call."""
-    schema = {"type": "object", "properties": {"s": {}, "t": {"description": "anything"}}, "required": ["s"]}
-    chars = value_chars(schema, 64)
-    out = bounded(schema, chars)["properties"]
-    for value in ("x" * chars, 1.5, True, None):
-        jsonschema.validate(value, out["s"])
-        jsonschema.validate(value, out["t"])
-    for value in ({"a": 1}, [1], "x" * (chars + 1)):
-        with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(value, out["s"])
-    assert out["t"]["description"] == "anything" and value_chars(schema, 64) < value_chars({"type": "object"}, 64)
 
 
 def test_a_control_token_the_model_writes_is_left_out_of_the_reply(engine: Engine, grammars: Grammars) -> None:

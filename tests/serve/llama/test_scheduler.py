@@ -334,27 +334,6 @@ def test_batch_invariant_prompt_calls_start_at_multiples_of_their_size_and_only_
     assert [(call[0].position, len(call)) for call in reading] == [(12, 4), (16, 4), (20, 2), (22, 1)]
 
 
-def test_a_prompt_call_plan_covers_the_prompt_in_aligned_calls_from_any_reusable_start() -> None:
-    """From every multiple of the granularity, the calls tile the prompt exactly; each call before the tail has
-    a size of the mode and starts at a multiple of that size; the tail is shorter than the granularity."""
-    for chunk, granularity in ((64, 8), (16, 2), (64, 64), (96, 4), (8, 1)):
-        mode = BatchInvariant(chunk, granularity)
-        for length in range(1, 3 * chunk + 3):
-            for start in range(0, length, granularity):
-                ends, at = [], start
-                while at < length:
-                    at = mode.prompt_end(at, length, room=0)
-                    ends.append(at)
-                calls = list(zip([start, *ends], ends, strict=False))
-                aligned = length - length % granularity
-                assert ends[-1] == length and all(b > a for a, b in calls)
-                for a, b in calls:
-                    if b <= aligned:
-                        assert b - a in mode.sizes and a % (b - a) == 0
-                    else:
-                        assert a == aligned and b - a < granularity
-
-
 @dataclass
 class CopyingEngine(FakeEngine):
     """Favours the token that followed the latest earlier occurrence of the last two tokens, so replies copy
