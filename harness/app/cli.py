@@ -50,7 +50,7 @@ ACTIONS = ("run", "resume", "show")
 DEFAULT_STATE_DIR = ".harness/runs"
 TOOL_TABLE = """tools (the first three unless --tools names others; --allow-writes adds write_file and
 edit_file, a command preset run_command, --research-model research):
-  list_files(path?,glob?)        read-only  the files and their sizes, largest first; by folder when many
+  list_files(path?,glob?,sort?)  read-only  the files and their sizes, largest (smallest, newest) first
   read_file(path,offset?,limit?) read-only  a text file, a window of numbered lines when long; binaries described
   search(pattern,path?,glob?,regex?) read-only  matching lines as path:line: text (RE2; .gitignore honoured)
   delete_file(path)              write      needs approval

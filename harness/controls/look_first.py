@@ -30,7 +30,9 @@ class LookFirst(Hooks):
     decode that call with no arguments at all (a small model fills a listing's optional folder with a file's
     path it saw in another tool's schema), or, when the question names one folder of the workspace or one
     kind of file by its extension (and no file), with exactly that folder and glob: a small model answers a
-    question about one folder from the first count and the first names it sees."""
+    question about one folder from the first count and the first names it sees. So too an optional choice
+    of the listing's (an `enum` value other than its default) that the question names as a word: a small
+    model answers with the first line it sees, so the order the question asks for comes first."""
 
     name: ClassVar[str] = "look_first"
     turns: int = 2  # a listing and a read
@@ -67,11 +69,27 @@ def first_look(tool: object, question: str) -> Mapping[str, Any]:
     named = [f for f in folders if names_folder(question, f)]
     suffixes = {m.group(1) for m in EXTENSION.finditer(question)}
     globs = [f"*.{s}" for s in suffixes if any(e.path.endswith(f".{s}") for e in entries)]
-    chosen = {tool.folder_parameter: named, "glob": globs}
-    if len(named) > 1 or len(globs) > 1 or not (named or globs):
+    chosen = {tool.folder_parameter: named, "glob": globs, **named_options(tool, question)}
+    if any(len(values) > 1 for values in chosen.values()) or not any(chosen.values()):
         return NO_ARGUMENTS
     properties = {key: {"enum": values} for key, values in chosen.items() if values}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def named_options(tool: object, question: str) -> dict[str, list[str]]:
+    """Per optional parameter that offers a choice (a string `enum`), the values other than its default that
+    the question holds as words."""
+    schema = getattr(tool, "parameters", None)
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
+        return {}
+    words = set(re.findall(r"[a-z]+", question.lower()))
+    required = schema.get("required") or ()
+    choices = {
+        key: [v for v in spec["enum"] if isinstance(v, str) and v != spec.get("default") and v.lower() in words]
+        for key, spec in schema["properties"].items()
+        if key not in required and isinstance(spec, Mapping) and isinstance(spec.get("enum"), list)
+    }
+    return {key: values for key, values in choices.items() if values}
 
 
 EXTENSION = re.compile(r"(?<![\w/.-])\*?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")

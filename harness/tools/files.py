@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,13 @@ LISTING: Mapping[str, Any] = {
     "properties": {
         "path": {"type": "string", "description": "a folder to list (default: the whole workspace)"},
         "glob": {"type": "string", "description": "only files whose name matches, e.g. *.py or docs/**/*.md"},
+        "sort": {
+            "type": "string",
+            "enum": ["largest", "smallest", "newest", "oldest"],
+            "default": "largest",
+            "description": "the order: largest first (the default), smallest first, or by last change, newest or "
+            "oldest first",
+        },
     },
     "additionalProperties": False,
 }
@@ -41,12 +49,19 @@ READING: Mapping[str, Any] = {
 MAX_READ_BYTES = 8 << 20
 READ_ON = "read on with offset="  # how a window of a long file says where the rest begins
 MAX_LISTED = 100_000
+ORDERS: Mapping[str, Callable[[Entry], tuple[float, str]]] = {  # as `ls -S`, `ls -Sr`, `ls -t`, `ls -tr`
+    "largest": lambda e: (-e.size, e.path),
+    "smallest": lambda e: (e.size, e.path),
+    "newest": lambda e: (-e.modified, e.path),
+    "oldest": lambda e: (e.modified, e.path),
+}
 
 
 @dataclass
 class ListFiles:
-    """The files of the workspace or of one folder, largest first, with their sizes: as many as fit in the
-    result, then a line per folder (how many files, how many bytes) and how to narrow."""
+    """The files of the workspace or of one folder, largest first (or smallest, newest or oldest first), with
+    their sizes (and when each last changed, in an order by time): as many as fit in the result, then a line
+    per folder (how many files, how many bytes) and how to narrow."""
 
     workspace: Workspace
     output_chars: int = output_chars(None)
@@ -54,7 +69,7 @@ class ListFiles:
     name: str = "list_files"
     description: str = (
         "List the names and sizes of the files (all of them, or those in one folder, or those matching a glob), "
-        "largest first. It does not show what a file says: read_file does."
+        "largest first unless sorted otherwise. It does not show what a file says: read_file does."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: LISTING)
     read_only: bool = True
@@ -80,16 +95,15 @@ class ListFiles:
         scope = ("" if where in (".", "") else f" in {where}") + (
             f" matching {args['glob']}" if args.get("glob") else ""
         )
-        # the count first and the largest first (as `ls -S`): read without counting lines or comparing numbers
-        ordered = sorted(entries, key=lambda e: (-e.size, e.path))
+        # the count first and the order's first file first (as `ls -S`): read without counting lines or comparing
+        order = str(args.get("sort") or "largest")
+        ordered = sorted(entries, key=ORDERS.get(order, ORDERS["largest"]))
         count = f"{len(entries):,} file" + ("" if len(entries) == 1 else "s")
         if not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
         else:
-            lines = [f"{count}{scope}, largest first:"]
-            lines += fitted(
-                [f"{shown(e.path)} ({e.size:,} bytes)" for e in ordered], folders(entries), self.output_chars
-            )
+            lines = [f"{count}{scope}, {order} first:"]
+            lines += fitted([line_of(e, order) for e in ordered], folders(entries), self.output_chars)
         if walked.skipped:
             lines.append(
                 f"({walked.skipped} other entries not shown: links, special files or files with several names)"
@@ -125,9 +139,18 @@ def fitted(files: list[str], by_folder: list[str], chars: int) -> list[str]:
             break
         shown_lines.append(line)
         room -= len(line) + 1
-    hint = (f"[{len(files) - len(shown_lines):,} smaller files not shown; call list_files with path set to a folder, "
+    hint = (f"[{len(files) - len(shown_lines):,} more files not shown; call list_files with path set to a folder, "
             "or with a glob such as *.py, to list them]")  # fmt: skip
     return [*shown_lines, hint, *summary]
+
+
+def line_of(entry: Entry, order: str) -> str:
+    """A file's listing line: its path and size, and when it last changed in an order by time."""
+    when = time.strftime(", changed %Y-%m-%d %H:%M:%S", time.localtime(entry.modified)) if order in TIMED else ""
+    return f"{shown(entry.path)} ({entry.size:,} bytes{when})"
+
+
+TIMED = frozenset(("newest", "oldest"))
 
 
 def shown(path: str) -> str:

@@ -34,6 +34,7 @@ MAX_IGNORE_BYTES = 64 << 10
 class Entry:
     path: str
     size: int
+    modified: float = 0.0  # seconds since the epoch
 
 
 Folder = tuple[int, str, list[Rule]]  # an open folder, its path from the root, the ignore rules over it
@@ -304,7 +305,7 @@ class Workspace:
                     except OSError:  # swapped for a link since it was listed
                         walked.skipped += 1
                 elif stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
-                    walked.entries.append(Entry(path, info.st_size))
+                    walked.entries.append(Entry(path, info.st_size, info.st_mtime))
                 else:
                     walked.skipped += 1
 

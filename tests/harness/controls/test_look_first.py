@@ -61,6 +61,9 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
     assert enums("How many modules are there in src/pkg?") == {"path": ["src/pkg"]}
     assert enums("How many .py files are in `src`?") == {"path": ["src"], "glob": ["*.py"]}
     assert enums("Which .md files mention the cache?") == {"glob": ["*.md"]}
+    # a choice of the listing's the question names as a word, other than its default
+    assert enums("Which file is the smallest?") == {"sort": ["smallest"]}
+    assert enums("What is the newest file in tests/?") == {"path": ["tests"], "sort": ["newest"]}
     # none: a file named (it is read), two folders, a plain word, an extension no file has, a longer path
     unnarrowed = (
         "What does src/pkg/core.py do?",
@@ -68,6 +71,8 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
         "Where do the tests stop?",
         "How many .rs files are there?",
         "Is src/pkg/extra empty?",
+        "Which file is the largest?",  # the order the listing has anyway
+        "Is the newest file also the largest or the smallest?",
     )
     for question in unnarrowed:
         assert enums(question) == {}, question

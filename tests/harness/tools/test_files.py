@@ -4,6 +4,8 @@ described, listings that fit and say how to narrow."""
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,17 @@ def test_a_small_tree_is_listed_whole_largest_first(tmp_path: Path) -> None:
     assert listing(tmp_path) == "2 files, largest first:\na.txt (4 bytes)\nsub/b.txt (2 bytes)"
 
 
+def test_a_listing_sorted_smallest_newest_or_oldest_puts_that_file_first(tmp_path: Path) -> None:
+    for name, size, changed in (("a.txt", 30, 300), ("b.txt", 10, 100), ("c.txt", 20, 200)):
+        (tmp_path / name).write_text("x" * size)
+        os.utime(tmp_path / name, (1_790_000_000 + changed, 1_790_000_000 + changed))
+    first = {order: listing(tmp_path, sort=order).splitlines()[:2] for order in ("smallest", "newest", "oldest")}
+    assert first["smallest"] == ["3 files, smallest first:", "b.txt (10 bytes)"]
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1_790_000_300))
+    assert first["newest"] == ["3 files, newest first:", f"a.txt (30 bytes, changed {when})"]
+    assert first["oldest"][1].startswith("b.txt (10 bytes, changed ")
+
+
 @pytest.fixture
 def big_tree(tmp_path: Path) -> Path:
     for folder in ("src/core", "src/util", "tests", "docs"):
@@ -87,7 +100,7 @@ def test_a_large_tree_lists_the_largest_files_that_fit_a_line_per_folder_and_how
     lines = out.splitlines()
     assert lines[0] == "401 files, largest first:" and lines[1] == "README.md (5,000 bytes)"
     assert len(out) < 3000 + 300
-    assert any("smaller files not shown; call list_files with path set to a folder" in line for line in lines)
+    assert any("more files not shown; call list_files with path set to a folder" in line for line in lines)
     by = lines[lines.index("By folder:") + 1 :]
     assert by == ["src/ (200 files, 10,100 bytes)", "docs/ (100 files, 5,050 bytes)", "tests/ (100 files, 5,050 bytes)"]
 
