@@ -8,10 +8,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, RunContext, Turn
+from harness.core.policy import signature
 from harness.core.protocols import Tool
 from harness.tools.files import READ_ON
 from harness.tools.workspace import Workspace
-from wire.types import ToolCall, ToolDefinition
+from wire.types import ToolCall, ToolDefinition, decoded_arguments
 
 
 @runtime_checkable
@@ -63,7 +64,8 @@ class UnreadPaths(Hooks):
     files could be read whole (at most twice the model's window, as characters): a small model stops after
     one file, and a question about what the files say needs them all. A folder too large to read whole is
     left to the model and its search. Nor is it forced once the question names files and every one of them
-    has been read: a question about a file is answered from that file. While a file the question names (by
+    has been read: a question about a file is answered from that file, nor once the model's last calls all
+    repeat calls it made before: it has nothing new it wants to see. While a file the question names (by
     its path, or a folder of it by a path of two names or more) is unread, a read may name only such files.
     A read that showed a window of a long file leaves it unread (the rest may be read on).
 
@@ -94,7 +96,7 @@ class UnreadPaths(Hooks):
         read = {p for paths in memory.paths.values() for p in paths}
         searching = narrowing.unread_left and not (narrowing.named and narrowing.named <= read)
         searching = searching and narrowing.unread_bytes <= 2 * (self.context or DEFAULT_CONTEXT)
-        if turn.request.tool_choice is None and searching and looked < self.look_while_unread:
+        if turn.request.tool_choice is None and searching and looked < self.look_while_unread and not repeated(run):
             turn.request = replace(turn.request, tool_choice="required")
 
     def narrowed(self, run: RunContext, definition: ToolDefinition, memory: Read, into: Narrowing) -> ToolDefinition:
@@ -194,3 +196,16 @@ def narrowed(definition: ToolDefinition, parameter: str, paths: list[str]) -> To
     properties = schema.setdefault("properties", {})
     properties[parameter] = {**properties.get(parameter, {"type": "string"}), "enum": paths}
     return {**definition, "function": {**definition["function"], "parameters": schema}}
+
+
+def repeated(run: RunContext) -> bool:
+    """Whether every call of the last reply repeats (same tool, same arguments) a call of an earlier reply."""
+    replies = [m.get("tool_calls", []) for m in run.state.messages if m["role"] == "assistant"]
+    if not replies or not replies[-1]:
+        return False
+    earlier = {sig(c) for calls in replies[:-1] for c in calls}
+    return all(sig(c) in earlier for c in replies[-1])
+
+
+def sig(call: ToolCall) -> str:
+    return signature(call["function"]["name"], decoded_arguments(call["function"]["arguments"]))

@@ -72,6 +72,24 @@ async def test_a_question_that_names_a_file_is_free_to_answer_once_that_file_is_
     assert [r.tool_choice for r in seen] == ["required", "required", None]
 
 
+async def test_a_model_that_repeats_its_calls_is_no_longer_made_to_call(workspace: Path) -> None:
+    """Forced to call while files are unread, a model that has what it needs asks again for what it has:
+    once its last calls all repeat earlier ones, the turn is free again (and repeat_guard may end it)."""
+    for n in range(4):
+        (workspace / f"more{n}.txt").write_text(f"more {n}\n")
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "notes.txt"})),
+        calls(("b", "read_file", {"path": "notes.txt"})),
+        "It says: Remember to rotate your logs.",
+    )
+    controls = [UnreadPaths(look_while_unread=5), RepeatGuard()]
+    result = await run(new_run(QUESTION), tools, RunOptions(model, controls=controls))
+    assert [r.tool_choice for r in seen] == ["required", "required", None]
+    assert result.answer == "It says: Remember to rotate your logs."
+
+
 async def test_the_files_a_question_names_are_the_only_reads_offered_until_they_are_read(workspace: Path) -> None:
     """A question that names a file (or a folder of it by a path of two names) is about that file: a small
     model that reads another first answers from the wrong one, so the read is kept to the named files
