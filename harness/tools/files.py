@@ -96,8 +96,8 @@ class ListFiles:
             f" matching {args['glob']}" if args.get("glob") else ""
         )
         # the count first and the order's first file first (as `ls -S`): read without counting lines or comparing
-        order = str(args.get("sort") or "largest")
-        ordered = sorted(entries, key=ORDERS.get(order, ORDERS["largest"]))
+        order = args["sort"] if args.get("sort") in ORDERS else "largest"
+        ordered = sorted(entries, key=ORDERS[order])
         count = f"{len(entries):,} file" + ("" if len(entries) == 1 else "s")
         if not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
