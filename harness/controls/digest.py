@@ -151,9 +151,7 @@ def digest_messages(
     when none can shrink further do the matching lines go, then the oldest results."""
     head = [m for m in state.messages if m["role"] == "system"]
     every = superseded_left_out(distinct_results(findings(state.messages), kind), kind)
-    matches = (
-        matching(state.question, [f for f in every if kind(f) == "lines"], matching_lines) if matching_lines else []
-    )
+    matches = matching(state.question, every, matching_lines, kind) if matching_lines else []
     asked = words(state.question)
     found = [
         shortened(f, unrelated_lines if unrelated_lines and f.arguments and not shares(asked, f) else MAX_RESULT_LINES)
@@ -244,18 +242,29 @@ def focused(question: str, found: list[Finding]) -> list[Finding]:
 MATCH_CHARACTERS = 200  # a longer line is shown cut to its start
 
 
-def matching(question: str, found: Sequence[Finding], most: int) -> list[str]:
+def matching(
+    question: str,
+    found: Sequence[Finding],
+    most: int,
+    kind: Callable[[Finding], ResultKind] = lambda finding: "lines",
+) -> list[str]:
     """Up to `most` lines of the results of calls with arguments that share content words with the question,
-    most shared first (ties in the results' order), each as `arguments: line`. A listing's lines (a call
-    without arguments) are not repeated: they are names, not what a file says."""
+    most shared first (ties in the results' order), each as `arguments: line`. Of a listing only its first
+    line is a candidate (what it counts, in what order, and the file first in an order asked for), and only
+    for a word it shares with the question beyond the names it lists: the order asked for ("smallest"), not
+    the folder (a question about a folder needs every name, not the first). A listing's other lines are
+    names, not what a file says; a search that found nothing has no line to repeat."""
     asked = words(question)
     scored: list[tuple[int, str]] = []
     for finding in found:
-        if not finding.arguments:
+        if not finding.arguments or kind(finding) == "nothing":
             continue
         label = arguments_text(finding)
-        for line in finding.result.split("\n"):
-            if (shared := len(asked & words(line))) and (text := line.strip()):
+        lines = finding.result.split("\n")
+        listing = kind(finding) == "names"
+        wanted = asked - words("\n".join(lines[1:])) if listing else asked
+        for line in lines[:1] if listing else lines:
+            if (shared := len(wanted & words(line))) and (text := line.strip()):
                 scored.append((shared, f"{label}: {text[:MATCH_CHARACTERS]}"))
     return [line for _, line in sorted(scored, key=lambda s: -s[0])[:most]]  # a stable sort: ties keep their order
 

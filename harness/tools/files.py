@@ -102,7 +102,8 @@ class ListFiles:
         if not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
         else:
-            lines = [f"{count}{scope}, {order} first:"]
+            leader = f"; {leading(ordered, order)}" if args.get("sort") in ORDERS else ""
+            lines = [f"{count}{scope}, {order} first{leader}:"]
             lines += fitted([line_of(e, order) for e in ordered], folders(entries), self.output_chars)
         if walked.skipped:
             lines.append(
@@ -144,9 +145,32 @@ def fitted(files: list[str], by_folder: list[str], chars: int) -> list[str]:
     return [*shown_lines, hint, *summary]
 
 
+MOST_LEADERS = 3  # files sharing the first place that the first line names
+
+
+def leading(ordered: list[Entry], order: str) -> str:
+    """The first file in the order asked for, or the files that share its place, named on the listing's first
+    line ("the smallest is a.txt (0 bytes)"): a model asked for the smallest file reads the answer where it
+    reads the order, not by finding the first of many lines."""
+    timed = order in TIMED
+    key = (lambda e: int(e.modified)) if timed else (lambda e: e.size)  # times as shown, to the second
+    tied = [e for e in ordered if key(e) == key(ordered[0])]
+    first = tied[0]
+    value = f"changed {changed(first.modified)}" if timed else f"{first.size:,} bytes"
+    if len(tied) == 1:
+        return f"the {order} is {shown(first.path)} ({value})"
+    names = ", ".join(shown(e.path) for e in tied[:MOST_LEADERS])
+    more = f" and {len(tied) - MOST_LEADERS:,} more" if len(tied) > MOST_LEADERS else ""
+    return f"the {order} are {len(tied):,} files ({value} each): {names}{more}"
+
+
+def changed(modified: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(modified))
+
+
 def line_of(entry: Entry, order: str) -> str:
     """A file's listing line: its path and size, and when it last changed in an order by time."""
-    when = time.strftime(", changed %Y-%m-%d %H:%M:%S", time.localtime(entry.modified)) if order in TIMED else ""
+    when = f", changed {changed(entry.modified)}" if order in TIMED else ""
     return f"{shown(entry.path)} ({entry.size:,} bytes{when})"
 
 

@@ -110,6 +110,23 @@ def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question
     assert kept is not None and len(kept[1]) == 2
 
 
+def test_of_a_listing_only_its_first_line_is_repeated_and_only_when_it_shares_a_word() -> None:
+    head = "2 files in docs/guide, smallest first; the smallest is docs/guide/plan.md (15 bytes):"
+    rest = "\ndocs/guide/plan.md (15 bytes)\ndocs/guide/little_notes.md (40 bytes)"
+    listing = Finding("list_files", {"path": "docs/guide", "sort": "smallest"}, head + rest)
+    read_notes = Finding("read_file", {"path": "docs/guide/little_notes.md"}, "keep it small")
+    kinds = lambda f: "names" if f.name == "list_files" else "lines"  # noqa: E731
+    question = "What is the smallest file?"
+    assert matching(question, [listing, read_notes], 12, kinds) == [
+        f"docs/guide, smallest: {head}",
+        "docs/guide/little_notes.md: keep it small",
+    ]  # its names are not lines a file says
+    assert matching("Who wrote the notes?", [listing], 12, kinds) == []  # a word of a name listed is not enough
+    assert matching("What does the docs/guide folder hold?", [listing], 12, kinds) == []  # nor the folder's
+    missed = Finding("search", {"pattern": "smallest"}, "No line matches 'smallest' (searched 3 files).")
+    assert matching(question, [missed], 12, lambda f: "nothing") == []
+
+
 def test_a_focused_digest_puts_a_related_result_before_the_listing_and_the_listing_before_the_rest() -> None:
     listing = Finding("list_files", {}, "3 files, largest first:\nbig.log (900 bytes)\na.log\nplan.md")
     big = Finding("read_file", {"path": "big.log"}, "disk at 40%")

@@ -79,10 +79,30 @@ def test_a_listing_sorted_smallest_newest_or_oldest_puts_that_file_first(tmp_pat
         (tmp_path / name).write_text("x" * size)
         os.utime(tmp_path / name, (1_790_000_000 + changed, 1_790_000_000 + changed))
     first = {order: listing(tmp_path, sort=order).splitlines()[:2] for order in ("smallest", "newest", "oldest")}
-    assert first["smallest"] == ["3 files, smallest first:", "b.txt (10 bytes)"]
+    assert first["smallest"] == ["3 files, smallest first; the smallest is b.txt (10 bytes):", "b.txt (10 bytes)"]
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1_790_000_300))
-    assert first["newest"] == ["3 files, newest first:", f"a.txt (30 bytes, changed {when})"]
+    assert first["newest"] == [f"3 files, newest first; the newest is a.txt (changed {when}):",
+                               f"a.txt (30 bytes, changed {when})"]  # fmt: skip
+    assert first["oldest"][0].startswith("3 files, oldest first; the oldest is b.txt (changed ")
     assert first["oldest"][1].startswith("b.txt (10 bytes, changed ")
+
+
+def test_files_sharing_the_first_place_are_named_together_and_only_an_asked_order_names_any(tmp_path: Path) -> None:
+    for name, size in (("a.txt", 0), ("b.txt", 0), ("c.txt", 5), ("d.txt", 0), ("e.txt", 0)):
+        (tmp_path / name).write_text("x" * size)
+        os.utime(tmp_path / name, (1_790_000_000.25, 1_790_000_000.75 if name == "c.txt" else 1_790_000_000.5))
+    head = listing(tmp_path, sort="smallest").splitlines()[0]
+    assert head == "5 files, smallest first; the smallest are 4 files (0 bytes each): a.txt, b.txt, d.txt and 1 more:"
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1_790_000_000))
+    assert (
+        listing(tmp_path, sort="newest")
+        .splitlines()[0]
+        .startswith(f"5 files, newest first; the newest are 5 files (changed {when} each): c.txt, ")
+    )  # a fraction of a second apart is the same time as shown
+    assert (
+        listing(tmp_path, sort="largest").splitlines()[0] == "5 files, largest first; the largest is c.txt (5 bytes):"
+    )
+    assert listing(tmp_path).splitlines()[0] == "5 files, largest first:"  # no order asked for: no file singled out
 
 
 @pytest.fixture
