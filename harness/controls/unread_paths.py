@@ -66,7 +66,10 @@ class UnreadPaths(Hooks):
     left to the model and its search. Nor is it forced once the question names files and every one of them
     has been read: a question about a file is answered from that file, nor once the model's last calls all
     repeat calls it made before: it has nothing new it wants to see. While a file the question names (by
-    its path, or a folder of it by a path of two names or more) is unread, a read may name only such files.
+    its path, or a folder of it by a path of two names or more) is unread, a read may name only such files,
+    and while the question names by its path a file the reading tool has not been asked for, those first N
+    turns call the reading tool (when it is the one reading tool offered, no tool that changes files is, and
+    no other control chose a tool).
     A read that showed a window of a long file leaves it unread (the rest may be read on).
 
     Where the narrowing goes: a server that takes `tool_parameters` (this project's) gets the unread files
@@ -96,8 +99,36 @@ class UnreadPaths(Hooks):
         read = {p for paths in memory.paths.values() for p in paths}
         searching = narrowing.unread_left and not (narrowing.named and narrowing.named <= read)
         searching = searching and narrowing.unread_bytes <= 2 * (self.context or DEFAULT_CONTEXT)
-        if turn.request.tool_choice is None and searching and looked < self.look_while_unread and not repeated(run):
+        if looked >= self.look_while_unread or repeated(run):
+            return
+        reader = self.named_reader(run, turn)
+        if reader is not None and turn.request.tool_choice in (None, "required"):
+            turn.request = replace(turn.request, tool_choice={"type": "function", "function": {"name": reader}})
+        elif turn.request.tool_choice is None and searching:
             turn.request = replace(turn.request, tool_choice="required")
+
+    def named_reader(self, run: RunContext, turn: Turn) -> str | None:
+        """The reading tool, when it is the only one offered and the question names by its path a file of the
+            workspace it has not been asked to read yet (a window of a long file counts): a small model asked about
+            `TODO.md` searches for "TODO", or for the question's words, and answers from what that finds. Not while
+        a tool that changes files is offered: the model's own choice may be the change asked for."""
+        offered = {d["function"]["name"] for d in turn.request.tools} - turn.aside
+        readers = [t for t in run.tools if t.name in offered and t.read_only and isinstance(t, ReadsWorkspaceFiles)]
+        if len(readers) != 1 or any(not t.read_only for t in run.tools if t.name in offered):
+            return None  # a task that changes files may be done without a read first (a delete)
+        reader = readers[0]
+        asked = {
+            path
+            for m in run.state.messages
+            if m["role"] == "assistant"
+            for c in m.get("tool_calls", [])
+            if c["function"]["name"] == reader.name
+            and isinstance(args := decoded_arguments(c["function"]["arguments"]), dict)
+            and isinstance(path := args.get(reader.path_parameter), str)
+        }
+        entries, _ = reader.workspace.entries(limit=MAX_WALK)
+        unread = [e.path for e in entries if e.path not in asked and mentions(run.state.question, e.path)]
+        return reader.name if unread else None
 
     def narrowed(self, run: RunContext, definition: ToolDefinition, memory: Read, into: Narrowing) -> ToolDefinition:
         """A reading tool's definition with its path kept to the files (the server's narrowing noted)."""
@@ -179,8 +210,9 @@ class UnreadPaths(Hooks):
 
 
 def mentions(question: str, path: str) -> bool:
-    """Whether the question names this file by its path (`docs/todo.md`, not `todo.md` inside `old/todo.md`)."""
-    return re.search(rf"(?<![\w/.-]){re.escape(path)}(?![\w/-])", question) is not None
+    """Whether the question names this file by its path (`docs/todo.md`, not `todo.md` inside `old/todo.md`,
+    nor `settings.ini` inside `settings.ini.bak`)."""
+    return re.search(rf"(?<![\w/.-]){re.escape(path)}(?![\w/-]|\.\w)", question) is not None
 
 
 def named_by(question: str, path: str) -> bool:

@@ -69,7 +69,40 @@ async def test_a_question_that_names_a_file_is_free_to_answer_once_that_file_is_
     )
     question = "What does notes.txt say?"  # names notes.txt, not sub/notes.txt
     await run(new_run(question), tools, RunOptions(model, controls=[UnreadPaths(look_while_unread=5)]))
-    assert [r.tool_choice for r in seen] == ["required", "required", None]
+    reading = {"type": "function", "function": {"name": "read_file"}}
+    assert [r.tool_choice for r in seen] == [reading, reading, None]
+
+
+async def test_a_file_the_question_names_is_read_before_the_model_may_look_elsewhere(workspace: Path) -> None:
+    """A small model asked about a named file searches for the question's words and answers from the search:
+    while the reading tool has not been asked for a file the question names by its path, the turn calls it
+    (a window of a long file counts as asked); a choice another control made stays, and so does a free
+    turn once the named file was asked for."""
+    (workspace / "long.log").write_text("".join(f"line {n}\n" for n in range(5000)))
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space, 2000)])
+    model, seen = answering(
+        calls(("l", "list_files", {})), calls(("a", "read_file", {"path": "long.log"})), "It counts lines."
+    )
+    control = UnreadPaths(look_while_unread=5, context=8192)
+    await run(new_run("What does long.log count?"), tools, RunOptions(model, controls=[control]))
+    reading = {"type": "function", "function": {"name": "read_file"}}
+    assert [r.tool_choice for r in seen] == [reading, reading, None]  # long.log is too big to force reads
+    listing = {"type": "function", "function": {"name": "list_files"}}
+    state = new_run("What does notes.txt say?")
+    turn = Turn(ModelRequest(state.messages, tools.definitions(), tool_choice=listing))
+    control.before_request(RunContext(state, tools, lambda m: 0), turn)
+    assert turn.request.tool_choice == listing
+    model, seen = answering("Nothing names a file.")
+    await run(new_run("Which log is longest?"), tools, RunOptions(model, controls=[control]))
+    assert seen[0].tool_choice is None  # no file named; the folder too large to read whole
+    model, seen = answering("Not a file the question names.")
+    await run(new_run("What does long.log.bak say?"), tools, RunOptions(model, controls=[control]))
+    assert seen[0].tool_choice is None  # long.log.bak is not long.log
+    writing = Registry([*tools, WriteFile(space, needs_approval=False)])
+    model, seen = answering("Deleted.")
+    await run(new_run("Replace long.log with a summary."), writing, RunOptions(model, controls=[control]))
+    assert seen[0].tool_choice is None  # the change asked for may need no read first
 
 
 async def test_a_model_that_repeats_its_calls_is_no_longer_made_to_call(workspace: Path) -> None:
