@@ -1,13 +1,15 @@
-"""empty_reply: a reply with neither words nor a call is not the answer."""
+"""empty_reply: a reply with neither words nor a call (or only words of the instructions) is not the answer."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from harness.controls.base import Hooks, NotYet, RunContext, Turn, has_results
 from harness.core.protocols import ModelReply
 from harness.prompts import empty_reply
+from wire.types import Message
 
 
 @dataclass
@@ -19,14 +21,16 @@ class Retries:
 class EmptyReply(Hooks):
     """A reply with neither words nor a call is asked again, at most `retries` times a run: first as the answer
     turn when the run has tool results (a small model that has what it needs often ends with nothing to
-    say), else by requiring a call (it has not looked yet); then in words, with the question."""
+    say), else by requiring a call (it has not looked yet); then in words, with the question. A reply whose
+    words are a piece of the run's instructions (a sentence of the system prompt, copied) says nothing
+    either: a small model unsure what to say recites what it was told."""
 
     name: ClassVar[str] = "empty_reply"
     retries: int = 2
 
     def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
         with self.remember(run, Retries) as memory:
-            if (reply.message.get("content") or "").strip() or memory.retries >= self.retries:
+            if said(run.state.messages, reply.message) or memory.retries >= self.retries:
                 return None
             memory.retries += 1
         if memory.retries == 1:
@@ -44,6 +48,14 @@ class EmptyReply(Hooks):
 
 
 def after_empty(run: RunContext) -> bool:
-    """Whether the run's last message is a reply with neither words nor a call."""
+    """Whether the run's last message is a reply with neither words nor a call (see `said`)."""
     last = run.state.messages[-1]
-    return last["role"] == "assistant" and not last.get("tool_calls") and not (last.get("content") or "").strip()
+    return last["role"] == "assistant" and not last.get("tool_calls") and not said(run.state.messages[:-1], last)
+
+
+def said(messages: list[Message], reply: Message) -> str:
+    """What a reply says: its words, or nothing when they are only a piece of a system message."""
+    text = " ".join(str(reply.get("content") or "").split())
+    instructions = [" ".join(str(m.get("content") or "").split()) for m in messages if m["role"] == "system"]
+    recited = len(re.findall(r"\w+", text)) >= 4 and any(text in told for told in instructions)
+    return "" if recited else text

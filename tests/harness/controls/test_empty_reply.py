@@ -41,3 +41,19 @@ async def test_past_its_retries_an_empty_reply_is_the_answer() -> None:
     model, _ = answering("", "")
     result = await run(new_run(QUESTION), Registry([Recorder()]), RunOptions(model, controls=[EmptyReply(retries=1)]))
     assert (result.status, result.answer, result.turns) == ("completed", "", 2)
+
+
+async def test_a_reply_that_recites_the_instructions_is_not_the_answer_but_one_that_quotes_a_few_words_is() -> None:
+    """The system prompt says how to look; a small model unsure of the answer copies a sentence of it."""
+    system = "You answer questions. To find which file says something, search the files for its words."
+    recital = "To find which file says something, search the files for its words."
+    model, seen = answering(reads(1), recital, "It is 7.")
+    state = new_run(QUESTION, system=system)
+    options = RunOptions(model=model, controls=[EmptyReply(), DigestAnswers()])
+    result = await run(state, Registry([Recorder(output="value 7")]), options)
+    assert (result.answer, result.turns) == ("It is 7.", 3) and read(str(seen[2].messages[-1]["content"])) is not None
+    model, _ = answering(reads(1), "You answer questions.")  # three words: too few to call a recital
+    result = await run(
+        new_run(QUESTION, system=system), Registry([Recorder()]), RunOptions(model, controls=[EmptyReply()])
+    )
+    assert (result.answer, result.turns) == ("You answer questions.", 2)
