@@ -61,6 +61,12 @@ def empty_reply(question: str) -> str:
     return f"Answer the question in plain words, or call a tool if you need one. The question was: {question}"
 
 
+def make_the_call(tools: Sequence[str]) -> str:
+    """The re-ask of an answer that described a change (which tool to call, with what) instead of making it."""
+    names = " or ".join(tools)
+    return f"You described a call to {names} instead of making it. Make that call now, with the arguments you gave."
+
+
 def plain_answer(question: str) -> str:
     """The re-ask of an answer that talked about the tools (how to call one, what each does) instead."""
     return (

@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.base import Hooks, NotYet, RunContext, Turn
 from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
 from harness.core.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
 from harness.core.state import RunState
 from harness.errors import ContextTooSmall
+from harness.prompts import make_the_call
 from wire.digest import Finding, write
 from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
 
@@ -41,7 +42,10 @@ class DigestAnswers(Hooks):
 
     A run whose tools can change files (the person offered them: a write, a delete) and that has not changed
     anything yet is asked the digest with those tools still offered, the model free to call one or to answer:
-    a task whose result is a change is finished by that change, not by words about it.
+    a task whose result is a change is finished by that change, not by words about it. An answer to that
+    digest that names one of those tools instead of calling it (a small model writes "call edit_file with
+    the old text `port = 1869`…") is not the answer, once a run: the model is asked to make the call, and the
+    next turn must call one of the tools that change files (unless the question itself names the tool).
     """
 
     name: ClassVar[str] = "digest_answers"
@@ -70,6 +74,27 @@ class DigestAnswers(Hooks):
         offered = {d["function"]["name"] for d in turn.request.tools}
         return words_only(reply, keep=offered)
 
+    def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
+        if turn.answer is None or reply.message.get("tool_calls") or not turn.request.tools:
+            return None
+        text, question = str(reply.message.get("content") or ""), run.state.question
+        offered = sorted(d["function"]["name"] for d in turn.request.tools)
+        described = [name for name in offered if named_in(name, text) and not named_in(name, question)]
+        if not described:
+            return None
+        with self.remember(run, Changed) as memory:
+            if memory.asked_at:
+                return None
+            memory.asked_at = len(run.state.messages) + 1  # the ask, written after this reply
+        return NotYet("described a change", {"role": "user", "content": make_the_call(described)})
+
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        memory = self.recall(run, Changed)
+        if memory.tools or not memory.asked_at or len(run.state.messages) != memory.asked_at:
+            return
+        turn.set_aside({t.name for t in run.tools if t.read_only})
+        turn.request = replace(turn.request, tool_choice="required")
+
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
     ) -> None:
@@ -97,6 +122,11 @@ class DigestAnswers(Hooks):
 @dataclass
 class Changed:
     tools: list[str] = field(default_factory=list)  # the changing tools that ran without an error
+    asked_at: int = 0  # how many messages the run held once it was asked to make a call it described
+
+
+def named_in(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
 def words_only(reply: ModelReply, keep: frozenset[str] | set[str] = frozenset()) -> ModelReply:

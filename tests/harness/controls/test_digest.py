@@ -149,18 +149,46 @@ async def test_an_answer_turn_keeps_the_tools_that_change_files_until_one_has_ch
         "Wrote summary.md.",
     )
 
-    class AnswerSecond(Hooks):
-        name: ClassVar[str] = "answer_second"
-
-        def decide(self, run: RunContext, turn: Turn) -> str | None:
-            return "a test's answer turn" if run.state.turns == 1 else None
-
     controls = [AnswerSecond(), DigestAnswers()]
     state = new_run("Write summary.md saying what notes.txt holds.")
     result = await run(state, tools, RunOptions(model, controls=controls))
     assert [d["function"]["name"] for d in seen[1].tools] == ["write_file"]  # the answer turn, with the write
     assert seen[1].tool_choice == "auto" and (workspace / "summary.md").read_text() == "notes.txt: rotate the logs"
     assert result.status == "completed" and result.answer == "Wrote summary.md."
+
+
+class AnswerSecond(Hooks):
+    name: ClassVar[str] = "answer_second"
+
+    def decide(self, run: RunContext, turn: Turn) -> str | None:
+        return "a test's answer turn" if run.state.turns == 1 else None
+
+
+@pytest.mark.parametrize(
+    ("question", "made"), [("Write summary.md saying what notes.txt holds.", True), ("When is write_file used?", False)]
+)
+async def test_an_answer_that_describes_a_change_instead_of_making_it_is_asked_to_make_it(
+    workspace: Path, question: str, made: bool
+) -> None:
+    """Once a run: the next turn must call a tool that changes files, the looking tools set aside. A question
+    that names the tool itself is answered by words that name it."""
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), WriteFile(space, needs_approval=False)])
+    described = "Call write_file with path summary.md and the content: notes.txt: rotate the logs."
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "notes.txt"})),
+        described,
+        calls(("w", "write_file", {"path": "summary.md", "content": "notes.txt: rotate the logs"})),
+        "Wrote summary.md.",
+    )
+    result = await run(new_run(question), tools, RunOptions(model, controls=[AnswerSecond(), DigestAnswers()]))
+    if not made:
+        assert result.answer == described and len(seen) == 2
+        return
+    assert str(seen[2].messages[-1]["content"]).startswith("You described a call to write_file instead of making it.")
+    assert seen[2].tool_choice == {"type": "function", "function": {"name": "write_file"}}
+    assert (workspace / "summary.md").read_text() == "notes.txt: rotate the logs"
+    assert result.answer == "Wrote summary.md." and len(seen) == 4  # asked once; the run then ends as ever
 
 
 def test_a_result_that_shares_no_word_with_the_question_is_cut_in_the_digest() -> None:
