@@ -48,14 +48,6 @@ def repeated_call(tool: str, earlier_call: str) -> str:
     )
 
 
-def answer_now(question: str) -> str:
-    """The restated question of an answer turn asked in words."""
-    return (
-        "Answer now, in plain words and without calling a tool, using what the tool results above say. "
-        f"The question was: {question}"
-    )
-
-
 def empty_reply(question: str) -> str:
     """The re-ask after an empty reply: the question again, so there is something to answer."""
     return f"Answer the question in plain words, or call a tool if you need one. The question was: {question}"
@@ -65,24 +57,3 @@ def make_the_call(tools: Sequence[str]) -> str:
     """The re-ask of an answer that described a change (which tool to call, with what) instead of making it."""
     names = " or ".join(tools)
     return f"You described a call to {names} instead of making it. Make that call now, with the arguments you gave."
-
-
-def plain_answer(question: str) -> str:
-    """The re-ask of an answer that talked about the tools (how to call one, what each does) instead."""
-    return (
-        "Answer the question itself, in plain words, from what the tool results above say; do not describe the "
-        f"tools or how to call them. The question was: {question}"
-    )
-
-
-def check_answer(question: str) -> str:
-    """The one re-ask of verify_answer: hold the answer against the evidence, look further, or say it again."""
-    return (
-        f"Check your answer against the tool results above. The question was: {question} If the results do not yet "
-        "show that your answer is right, call a tool to look further. If they do, give your final answer again."
-    )
-
-
-def reminder(question: str) -> str:
-    """The question again after tool results: answer it from them, or call a tool for what is still missing."""
-    return f"The question is: {question} Answer it from the tool results if they contain the answer; else call a tool."
