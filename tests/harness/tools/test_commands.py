@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.app.presets import load_presets, parse_preset
 from harness.core.config import CommandPreset
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ToolContext
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
-from harness.errors import ConfigError, ToolError
+from harness.errors import ToolError
 from harness.tools.base import Registry
 from harness.tools.commands import RunCommand
 from harness.tools.workspace import Workspace
@@ -128,21 +127,6 @@ async def test_approval_is_per_preset(workspace: Path) -> None:
     result = await run(new_run("go"), Registry([tool]), RunOptions(model=model))
     assert result.tool_runs == ["run_command"] and result.interruption is not None
     assert (result.interruption.call_id, result.interruption.args) == ("c2", {"command": "deploy"})
-
-
-def test_presets_from_the_command_line_and_a_file(tmp_path: Path) -> None:
-    preset = parse_preset("test=python -m pytest -q 'a b'")
-    assert preset.argv == ("python", "-m", "pytest", "-q", "a b") and preset.needs_approval
-    config = tmp_path / "commands.toml"
-    config.write_text('[commands.lint]\nargv = ["ruff", "check", "."]\ntimeout_s = 30\nneeds_approval = false\n')
-    (lint,) = load_presets(config)
-    assert (lint.name, lint.argv, lint.timeout_s, lint.needs_approval) == ("lint", ("ruff", "check", "."), 30, False)
-    for bad in ("noequals", "x=", "bad name=ls"):
-        with pytest.raises(ConfigError):
-            parse_preset(bad)
-    config.write_text("[commands.x]\ncwd = 'a'\n")
-    with pytest.raises(ConfigError, match=r"commands\.x"):
-        load_presets(config)
 
 
 async def test_the_working_folder_stays_inside_the_workspace(workspace: Path) -> None:
