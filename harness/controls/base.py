@@ -74,6 +74,10 @@ class Turn:
         left (`settle`); when none is left the turn has nothing more to look at (`nothing_left`)."""
         self.aside |= names
 
+    def left(self) -> list[str]:
+        """The names of the tools the request offers that are not set aside, in the request's order."""
+        return [d["function"]["name"] for d in self.request.tools if d["function"]["name"] not in self.aside]
+
     def nothing_left(self) -> bool:
         """Whether the request offers tools and every one of them is set aside."""
         names = {d["function"]["name"] for d in self.request.tools}
@@ -81,7 +85,7 @@ class Turn:
 
     def settle(self) -> ModelRequest:
         """The request as sent: a forced choice kept to the tools not set aside, and named when one is left."""
-        left = [d["function"]["name"] for d in self.request.tools if d["function"]["name"] not in self.aside]
+        left = self.left()
         if left and self.aside:
             self.request = replace(self.request, tool_choice=kept_to(self.request.tool_choice, left))
         return self.request

@@ -287,11 +287,12 @@ def matching(
     asked = words(question)
     scored: list[tuple[int, str]] = []
     for finding in found:
-        if not finding.arguments or kind(finding) == "nothing":
+        holds = kind(finding)
+        if not finding.arguments or holds == "nothing":
             continue
         label = arguments_text(finding)
         lines = finding.result.split("\n")
-        listing = kind(finding) == "names"
+        listing = holds == "names"
         wanted = asked - words("\n".join(lines[1:])) if listing else asked
         for line in lines[:1] if listing else lines:
             if (shared := len(wanted & words(line))) and (text := line.strip()):

@@ -50,7 +50,7 @@ class EmptyReply(Hooks):
 def after_empty(run: RunContext) -> bool:
     """Whether the run's last message is a reply with neither words nor a call (see `said`)."""
     last = run.state.messages[-1]
-    return last["role"] == "assistant" and not last.get("tool_calls") and not said(run.state.messages[:-1], last)
+    return last["role"] == "assistant" and not last.get("tool_calls") and not said(run.state.messages, last)
 
 
 def said(messages: list[Message], reply: Message) -> str:

@@ -44,7 +44,7 @@ class SearchFirst(Hooks):
         request = turn.request
         if not self.tool_parameters or not request.tools or request.tool_choice is not None:
             return
-        offered = {d["function"]["name"] for d in request.tools} - turn.aside
+        offered = set(turn.left())
         searches = [t for t in run.tools if t.name in offered and t.read_only and isinstance(t, SearchesWorkspace)]
         called = [c["function"]["name"] for m in run.state.messages for c in calls_of(m)]
         listed = any(lists(run.tools.get(name)) for name in called)

@@ -109,10 +109,10 @@ class UnreadPaths(Hooks):
 
     def named_reader(self, run: RunContext, turn: Turn) -> str | None:
         """The reading tool, when it is the only one offered and the question names by its path a file of the
-            workspace it has not been asked to read yet (a window of a long file counts): a small model asked about
-            `TODO.md` searches for "TODO", or for the question's words, and answers from what that finds. Not while
+        workspace it has not been asked to read yet (a window of a long file counts): a small model asked about
+        `TODO.md` searches for "TODO", or for the question's words, and answers from what that finds. Not while
         a tool that changes files is offered: the model's own choice may be the change asked for."""
-        offered = {d["function"]["name"] for d in turn.request.tools} - turn.aside
+        offered = set(turn.left())
         readers = [t for t in run.tools if t.name in offered and t.read_only and isinstance(t, ReadsWorkspaceFiles)]
         if len(readers) != 1 or any(not t.read_only for t in run.tools if t.name in offered):
             return None  # a task that changes files may be done without a read first (a delete)
