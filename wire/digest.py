@@ -18,8 +18,9 @@ provider reads it back, so a scripted model answers a digest from the same resul
     Answer the question: Which file is the largest?
 
 A digest may also hold, before the closing question, the lines of the results that share words with the
-question, each after its call's arguments (`Lines that share words with the question:`); `read` checks
-them and returns the question and findings.
+question, each after its call's arguments (`Lines that share words with the question:`), and then how many
+lines of each file read hold each of the question's words (`How many lines of each file read hold the
+question's words:`); `read` checks both and returns the question and findings.
 
 Every line of a result is indented, and a header never is, so nothing a tool returned (a file that
 imitates this format, say) can read as a header or end a result: the reader takes only that layout.
@@ -55,11 +56,14 @@ class Finding:
 
 
 MATCHES = "\n\nLines that share words with the question:\n"
+COUNTS = "\n\nHow many lines of each file read hold the question's words:\n"
 
 
-def write(question: str, findings: Sequence[Finding], matches: Sequence[str] = ()) -> str:
+def write(question: str, findings: Sequence[Finding], matches: Sequence[str] = (), counts: Sequence[str] = ()) -> str:
     found = "\n\n".join(f"{finding.call} returned:\n{indented(finding.result)}" for finding in findings)
-    shown = MATCHES + indented("\n".join(matches)) if matches else ""
+    shown = "".join(
+        head + indented("\n".join(block)) for head, block in ((MATCHES, matches), (COUNTS, counts)) if block
+    )
     return f"{OPENING}{question}{BODY}{found}{shown}{CLOSING}{question}"
 
 
@@ -74,7 +78,8 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
     question, rest = text[len(OPENING) :].split(BODY, 1)
     if not rest.endswith(CLOSING + question):
         return None
-    body = without_matches(rest[: -len(CLOSING + question)])
+    counted = set_apart(rest[: -len(CLOSING + question)], COUNTS)
+    body = set_apart(counted, MATCHES) if counted is not None else None
     if body is None:
         return None
     lines, at = body.split("\n") if body else [], 0
@@ -98,13 +103,13 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
     return question, findings
 
 
-def without_matches(body: str) -> str | None:
-    """The findings of a digest's body, its matching lines set apart (None when they are not all indented).
-    Only the writer puts the unindented line that heads them there."""
-    if MATCHES not in body:
+def set_apart(body: str, head: str) -> str | None:
+    """A digest's body without its last block under `head` (matching lines, counts), or None when that block's
+    lines are not all indented. Only the writer puts the unindented line that heads a block there."""
+    if head not in body:
         return body
-    found, matches = body.rsplit(MATCHES, 1)
-    return found if all(line.startswith(INDENT) for line in matches.split("\n")) else None
+    found, block = body.rsplit(head, 1)
+    return found if all(line.startswith(INDENT) for line in block.split("\n")) else None
 
 
 def arguments_of(shown: str) -> Mapping[str, Any] | str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -38,7 +40,10 @@ class DigestAnswers(Hooks):
     (most shared first, each after its call's arguments, from the whole results) are written again last,
     just before the question: a model under a billion parameters answers from what it read last. With
     `unrelated_lines`, a result that shares no word with the question (a window of a long log read on the
-    way) is cut to that many lines, so what the answer needs is not lost in what it does not.
+    way) is cut to that many lines, so what the answer needs is not lost in what it does not. With `counts`,
+    how many lines of each file read hold each word of the question that two or more of them hold is
+    written last (`logs/app.log: 7 lines hold "ERROR"`): a small model asked how many lines say something
+    counts the lines it was shown wrong, and copies a number it is given.
 
     A run whose tools can change files (the person offered them: a write, a delete) and that has not changed
     anything yet is asked the digest with those tools still offered, the model free to call one or to answer:
@@ -53,13 +58,21 @@ class DigestAnswers(Hooks):
     focus: bool = False
     matching_lines: int = 0
     unrelated_lines: int = 0
+    counts: bool = False
 
     def before_send(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
             return
         budget = room(self.context, turn.request.max_tokens) if self.context else None
         messages = digest_messages(
-            run.state, run.count, budget, self.focus, self.matching_lines, self.unrelated_lines, self.kinds_in(run)
+            run.state,
+            run.count,
+            budget,
+            focus=self.focus,
+            matching_lines=self.matching_lines,
+            unrelated_lines=self.unrelated_lines,
+            counts=self.counts,
+            kind=self.kinds_in(run),
         )
         changers = self.changers(run)
         if changers:
@@ -154,6 +167,7 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
     return list(found.values())
 
 
+SAYS: frozenset[ResultKind] = frozenset(("lines", "found"))  # results that hold what files say
 MAX_RESULT_LINES = 60
 STOP_WORDS = frozenset((  # function words, and the nouns every question to a file assistant uses
     "a", "an", "the", "any", "some", "of", "about", "to", "on", "for", "in", "into", "it", "its", "is", "are",
@@ -168,9 +182,11 @@ def digest_messages(
     state: RunState,
     count: Callable[[Message], int],
     context: int | None = None,
+    *,
     focus: bool = False,
     matching_lines: int = 0,
     unrelated_lines: int = 0,
+    counts: bool = False,
     kind: Callable[[Finding], ResultKind] = lambda finding: "lines",
 ) -> list[Message]:
     """The run's system messages, then the question beside the results: each listing and miss once (one
@@ -182,6 +198,7 @@ def digest_messages(
     head = [m for m in state.messages if m["role"] == "system"]
     every = superseded_left_out(distinct_results(findings(state.messages), kind), kind)
     matches = matching(state.question, every, matching_lines, kind) if matching_lines else []
+    tallies = tallied(state.question, every, kind) if counts else []
     asked = words(state.question)
     found = [
         shortened(f, unrelated_lines if unrelated_lines and f.arguments and not shares(asked, f) else MAX_RESULT_LINES)
@@ -192,7 +209,7 @@ def digest_messages(
     budgets = [b for b in (state.limits.context_tokens, int(context * CONTEXT_MARGIN) if context else None) if b]
     budget = min(budgets) if budgets else None
     while True:
-        ask: Message = {"role": "user", "content": write(state.question, found, matches)}
+        ask: Message = {"role": "user", "content": write(state.question, found, matches, tallies)}
         used = sum(count(m) + digit_tokens(m) for m in [*head, ask])
         if budget is None or used <= budget:
             return [*head, ask]
@@ -201,8 +218,8 @@ def digest_messages(
         if longest is not None and step is not None:
             found[longest] = shortened(found[longest], step)
             continue
-        if matches:  # repeated lines go before any result does
-            matches = []
+        if matches or tallies:  # repeated lines and counts go before any result does
+            matches = tallies = []
             continue
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")
@@ -216,7 +233,7 @@ def distinct_results(found: Sequence[Finding], kind: Callable[[Finding], ResultK
     seen: set[tuple[str, str]] = set()
     kept = []
     for finding in found:
-        if (finding.name, finding.result) not in seen or kind(finding) == "lines":
+        if (finding.name, finding.result) not in seen or kind(finding) in SAYS:
             seen.add((finding.name, finding.result))
             kept.append(finding)
     return kept
@@ -229,7 +246,7 @@ def superseded_left_out(found: list[Finding], kind: Callable[[Finding], ResultKi
     reads "no line matches" beside the answer as a no. A search that found nothing for words no file read
     holds stays: it is what a no rests on. (A listing's names do not count: a file named for a word need
     not say it.)"""
-    read = [f for f in found if kind(f) == "lines"]
+    read = [f for f in found if kind(f) in SAYS]
     held: set[str] = set().union(*(words(f.result) | string_words(f) for f in read))
     return [f for f in found if not (kind(f) == "nothing" and (wanted := string_words(f)) and wanted <= held)]
 
@@ -298,6 +315,31 @@ def matching(
             if (shared := len(wanted & words(line))) and (text := line.strip()):
                 scored.append((shared, f"{label}: {text[:MATCH_CHARACTERS]}"))
     return [line for _, line in sorted(scored, key=lambda s: -s[0])[:most]]  # a stable sort: ties keep their order
+
+
+MOST_TALLIES = 4
+NOTE = re.compile(r"\[.* lines.*\]")  # a window's notes (`[a.log: lines 1-80 of 900]`), not what the file says
+
+
+def tallied(question: str, found: Sequence[Finding], kind: Callable[[Finding], ResultKind]) -> list[str]:
+    """For each file read (a result that holds lines of one file, not a search's lines from several), how many
+    of its lines hold each content word of the question that at least two of them hold, most first, at most
+    MOST_TALLIES: `logs/app.log: 7 lines hold "ERROR"`. The words of the call's own arguments (the file's
+    name) are not counted: they name the file, not what it says. A word is shown as the lines write it most."""
+    asked = words(question)
+    tallies: list[tuple[int, str]] = []
+    for finding in found:
+        if not finding.arguments or kind(finding) != "lines":
+            continue
+        wanted = asked - string_words(finding)
+        lines = [line for line in finding.result.split("\n") if not NOTE.fullmatch(line)]
+        for stem in sorted(wanted):
+            forms = [[w for w in re.findall(r"[A-Za-z0-9]+", line) if w.lower()[:4] == stem] for line in lines]
+            holding = sum(1 for f in forms if f)
+            if holding >= 2:
+                written = Counter(w for f in forms for w in f).most_common(1)[0][0]
+                tallies.append((holding, f"{arguments_text(finding)}: {holding} lines hold {json.dumps(written)}"))
+    return [line for _, line in sorted(tallies, key=lambda t: -t[0])[:MOST_TALLIES]]
 
 
 def arguments_text(finding: Finding) -> str:

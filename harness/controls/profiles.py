@@ -53,7 +53,7 @@ SMALL = Profile(
         ControlSpec("parallel_calls"),
         ControlSpec("last_turn"),
         ControlSpec("fit_context"),
-        ControlSpec("digest_answers", {"focus": True}),
+        ControlSpec("digest_answers", {"focus": True, "counts": True}),
     ),
     why="asked for",
 )

@@ -94,14 +94,14 @@ class Tool(Protocol):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> Awaitable[str]: ...
 
 
-ResultKind = Literal["names", "nothing", "lines"]
-"""What a tool's result holds: names (a listing of files), nothing (a search that found no line), or lines
-of what files say (the default)."""
+ResultKind = Literal["names", "nothing", "found", "lines"]
+"""What a tool's result holds: names (a listing of files), nothing (a search that found no line), found (the
+lines a search found, each after its file), or lines of what files say (the default: a file read)."""
 
 
 @runtime_checkable
 class TellsWhatItFound(Protocol):
-    """A tool that says of one of its results what it holds (a listing, a search that found nothing)."""
+    """A tool that says of one of its results what it holds (a listing, a search and whether it found lines)."""
 
     def result_kind(self, result: str) -> ResultKind: ...
 

@@ -97,7 +97,7 @@ class Search:
         return await asyncio.to_thread(self.search, args)
 
     def result_kind(self, result: str) -> ResultKind:
-        return "nothing" if result.startswith(NO_MATCH) else "lines"
+        return "nothing" if result.startswith(NO_MATCH) else "found"
 
     def search(self, args: dict[str, Any]) -> str:
         pattern = search_pattern(args.get("pattern"), bool(args.get("regex", False)))

@@ -10,7 +10,7 @@ import pytest
 
 from harness.controls import Hooks, RunContext, Turn
 from harness.controls.budget import digit_tokens
-from harness.controls.digest import DigestAnswers, digest_messages, focused, matching
+from harness.controls.digest import DigestAnswers, digest_messages, focused, matching, tallied
 from harness.controls.last_turn import LastTurn
 from harness.core.limits import Limits
 from harness.core.loop import run
@@ -108,6 +108,41 @@ def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question
     fitted = replace(state, limits=Limits(context_tokens=bare))
     kept = read(str(digest_messages(fitted, count, focus=True, matching_lines=12)[-1]["content"]))
     assert kept is not None and len(kept[1]) == 2
+
+
+LOG = "INFO up\nERROR disk full\nWARN slow\nERROR disk full\nerror: timeout\nINFO backup done\n"
+
+
+def test_the_lines_of_a_file_read_that_hold_a_word_of_the_question_are_counted_as_written() -> None:
+    read_log = Finding("read_file", {"path": "logs/backup.log"}, LOG)
+    question = "Count the lines of logs/backup.log that report an ERROR."
+    assert tallied(question, [read_log], lambda f: "lines") == ['logs/backup.log: 3 lines hold "ERROR"']
+    # the file's own name is not counted ("backup" is in a line of it), nor a word only one line holds
+    assert tallied("How many backup lines say disk or timeout?", [read_log], lambda f: "lines") == [
+        'logs/backup.log: 2 lines hold "disk"'
+    ]
+
+
+def test_a_searchs_lines_a_listing_and_a_windows_notes_are_not_counted() -> None:
+    kinds = {"search": "found", "list_files": "names", "read_file": "lines"}
+    found = [
+        Finding("search", {"pattern": "ERROR"}, "9 matching lines in 2 files\na.log:1: ERROR x\nb.log:2: ERROR y"),
+        Finding("list_files", {}, "2 files:\nERROR.log (3 bytes)\nERROR2.log (3 bytes)"),
+        Finding("read_file", {"path": "big.log", "offset": 5}, "[big.log: lines 5-6 of 90 lines]\n5: ERROR a\n6: ok"),
+    ]
+    assert tallied("How many ERROR lines?", found, lambda f: kinds[f.name]) == []  # type: ignore[return-value]
+
+
+def test_the_small_profiles_digest_ends_with_the_counts() -> None:
+    state = new_run("How many lines of logs/app.log report an ERROR?")
+    reply = calls(("count-1", "read_file", {"path": "logs/app.log"}))
+    state.messages += [reply, {"role": "tool", "tool_call_id": "count-1", "content": LOG}]
+    text = str(digest_messages(state, lambda m: 1, counts=True)[-1]["content"])
+    assert text.endswith(
+        "How many lines of each file read hold the question's words:\n"
+        '    logs/app.log: 3 lines hold "ERROR"\n\nAnswer the question: How many lines of logs/app.log report an ERROR?'
+    )
+    assert "hold the question's words" not in str(digest_messages(state, lambda m: 1)[-1]["content"])
 
 
 def test_of_a_listing_only_its_first_line_is_repeated_and_only_when_it_shares_a_word() -> None:
