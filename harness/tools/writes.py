@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -85,14 +87,16 @@ class EditFile:
         path, old, new = args["path"], args["old_text"], args["new_text"]
         text = await asyncio.to_thread(self.text_of, path)
         if not old:
-            raise ToolError("old_text is empty: give the exact text to replace, as read_file shows it")
+            raise ToolError("old_text is empty: give the exact text to replace, as read_file shows it" + at_end(text))
         if old not in text and NUMBERED.search(old):
             old = NUMBERED.sub("", old)  # copied from a window with its line numbers
         count = text.count(old)
         if count == 0:
             if ctx.retry and new and new in text:
                 return f"{path} already has this change (the attempt before the run stopped made it)."
-            raise ToolError(f"old_text is not in {path}: read_file shows what it says; copy the text exactly")
+            raise ToolError(
+                f"old_text is not in {path}: read_file shows what it says; copy the text exactly" + nearest(text, old)
+            )
         if count > 1:
             lines = ", ".join(str(n) for n in lines_holding(text, old)[:10])
             raise ToolError(f"old_text occurs {count} times in {path} (lines {lines}): give more of the text "
@@ -114,6 +118,31 @@ class EditFile:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ToolError(f"{path} is not UTF-8 text; edit_file changes UTF-8 text files") from exc
+
+
+MOST_LINES_COMPARED = 5_000  # a longer file gets no suggestion: comparing every line would take too long
+SHOWN_CHARS = 200
+
+
+def at_end(text: str) -> str:
+    """How to add text at the end of this file with an edit: its last line, when that line occurs once."""
+    last = next((line for line in reversed(text.split("\n")) if line.strip()), None)
+    if last is None or text.count(last) != 1 or len(last) > SHOWN_CHARS:
+        return ""
+    return (f". To add text after the end, give the last line as old_text, {json.dumps(last, ensure_ascii=False)}, "
+            "and that line followed by the new text as new_text")  # fmt: skip
+
+
+def nearest(text: str, old: str) -> str:
+    """The file's line most like the first line of old_text (a model's copy with a letter or a space changed)."""
+    first = next((line for line in old.split("\n") if line.strip()), "")
+    lines = text.split("\n")
+    if not first or len(lines) > MOST_LINES_COMPARED:
+        return ""
+    close = difflib.get_close_matches(first, lines, n=1, cutoff=0.6)
+    if not close or len(close[0]) > SHOWN_CHARS:
+        return ""
+    return f". The line most like it is line {lines.index(close[0]) + 1}: {json.dumps(close[0], ensure_ascii=False)}"
 
 
 def lines_holding(text: str, old: str) -> list[int]:

@@ -117,6 +117,24 @@ async def test_an_edit_that_names_no_place_or_several_changes_nothing_and_says_w
     assert (workspace / "todo.md").read_text() == "- [ ] a\n- [ ] b\n- [x] c\n"
 
 
+async def test_a_failed_edit_says_how_to_add_at_the_end_and_which_line_was_meant(workspace: Path) -> None:
+    (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] archive the reports\n\n")
+    tool = EditFile(Workspace(workspace))
+    with pytest.raises(ToolError) as empty:
+        await tool.run({"path": "todo.md", "old_text": "", "new_text": "- [ ] d"}, context())
+    assert 'give the last line as old_text, "- [x] archive the reports", and that line followed by' in str(empty.value)
+    with pytest.raises(ToolError) as typo:
+        await tool.run({"path": "todo.md", "old_text": "- [x] archive teh reports", "new_text": "x"}, context())
+    assert str(typo.value).endswith('The line most like it is line 3: "- [x] archive the reports"')
+    with pytest.raises(ToolError) as unlike:
+        await tool.run({"path": "todo.md", "old_text": "port = 8080", "new_text": "x"}, context())
+    assert "most like" not in str(unlike.value)  # nothing close: no line is offered
+    # the advice, followed, appends
+    last = "- [x] archive the reports"
+    await tool.run({"path": "todo.md", "old_text": last, "new_text": last + "\n- [ ] d"}, context())
+    assert (workspace / "todo.md").read_text() == "# To do\n- [ ] a\n- [x] archive the reports\n- [ ] d\n\n"
+
+
 async def test_an_edit_copied_from_a_numbered_window_and_a_line_added_after_another(workspace: Path) -> None:
     (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] c\n")
     tool = EditFile(Workspace(workspace))
