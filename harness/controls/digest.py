@@ -332,9 +332,9 @@ def tallied(question: str, found: Sequence[Finding], kind: Callable[[Finding], R
         if not finding.arguments or kind(finding) != "lines":
             continue
         wanted = asked - string_words(finding)
-        lines = [line for line in finding.result.split("\n") if not NOTE.fullmatch(line)]
+        lines = [re.findall(r"[A-Za-z0-9]+", line) for line in finding.result.split("\n") if not NOTE.fullmatch(line)]
         for stem in sorted(wanted):
-            forms = [[w for w in re.findall(r"[A-Za-z0-9]+", line) if w.lower()[:4] == stem] for line in lines]
+            forms = [[w for w in tokens if w.lower()[:4] == stem] for tokens in lines]
             holding = sum(1 for f in forms if f)
             if holding >= 2:
                 written = Counter(w for f in forms for w in f).most_common(1)[0][0]
