@@ -2,6 +2,7 @@
                 [controls] [--out DIR]
 python -m evals compare A.json B.json
 python -m evals suites [--out DIR]
+python -m evals scale RUN... [--out FILE]
 
 Runs every task of a suite through the harness against each provider, scores the answers against ground
 truth computed from the files, and writes turns.jsonl, summary.json, report.md and latency.png.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from evals import controls, families, report
+from evals import controls, families, report, scale
 from evals.compare import compare
 from evals.controls import MEASURED_SUITES
 from evals.manifest import manifest
@@ -101,6 +102,9 @@ def parser() -> argparse.ArgumentParser:
     knobs.add_argument("--suites", nargs="+", default=list(MEASURED_SUITES), help="suites by name (evals/suites)")
     write = commands.add_parser("suites", help="write the generated families' suite files (scale-N, open-N)")
     write.add_argument("--out", default=str(SUITES), help="where (default evals/suites)")
+    cost = commands.add_parser("scale", help="what a task costs per folder size, from runs of the scale-N suites")
+    cost.add_argument("runs", nargs="+", type=Path, help="a results folder of `run --suite scale-N ...` or a summary")
+    cost.add_argument("--out", type=Path, default=Path("results/scale.md"), help="the report (a .png beside it)")
     diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
     diff.add_argument("a")
     diff.add_argument("b")
@@ -168,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("run", "compare", "controls", "suites", "-h", "--help"):
+    if not argv or argv[0] not in ("run", "compare", "controls", "suites", "scale", "-h", "--help"):
         argv.insert(0, "run")
     args = parser().parse_args(argv)
     try:
@@ -178,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.action == "suites":
             for path in families.write(Path(args.out)):
                 print(f"wrote {path}")
+            return 0
+        if args.action == "scale":
+            command = "python -m evals " + " ".join(argv)
+            print("wrote " + ", ".join(map(str, scale.write(args.runs, args.out, command))))
             return 0
         if args.action == "controls":
             return controls.main(
