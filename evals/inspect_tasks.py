@@ -47,7 +47,7 @@ from harness.core.state import RunState
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.tools.base import Registry
-from wire.types import AssistantMessage, Usage
+from wire.types import AssistantMessage, Usage, choice_allows, choice_names
 
 MAX_TURNS = 12
 
@@ -57,7 +57,14 @@ class InspectModel:
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         messages: list[ChatMessage] = await messages_from_openai(list(request.messages))  # type: ignore[arg-type]
-        tools = [ToolInfo.model_validate(t["function"]) for t in request.tools]
+        # Inspect has no allowed_tools: the tools a reply may not call are not offered
+        choice = request.tool_choice
+        kept = set(choice_names(choice)) if isinstance(choice, dict) and choice["type"] == "allowed_tools" else None
+        tools = [
+            ToolInfo.model_validate(t["function"])
+            for t in request.tools
+            if kept is None or t["function"]["name"] in kept
+        ]
         config = GenerateConfig(
             max_tokens=request.max_tokens,
             parallel_tool_calls=request.parallel_tool_calls,
@@ -71,9 +78,10 @@ def choice_of(request: ModelRequest) -> ToolChoice | None:
     choice = request.tool_choice
     if choice is None or not request.tools:
         return None
-    if isinstance(choice, dict):
+    if isinstance(choice, dict) and choice["type"] == "function":
         return ToolFunction(choice["function"]["name"])
-    return "any" if choice == "required" else choice
+    mode, _ = choice_allows(choice, [])
+    return "any" if mode == "required" else mode
 
 
 async def reply_of(output: ModelOutput) -> ModelReply:

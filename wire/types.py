@@ -86,7 +86,51 @@ class NamedToolChoice(TypedDict):
     function: NamedFunction
 
 
-ToolChoice: TypeAlias = Literal["none", "auto", "required"] | NamedToolChoice
+class AllowedTools(TypedDict):
+    mode: Literal["auto", "required"]
+    tools: Annotated[list[NamedToolChoice], Field(min_length=1, max_length=1024)]
+
+
+class AllowedToolsChoice(TypedDict):
+    """OpenAI's `allowed_tools`: only these of the tools may be called (`required`: one of them must be).
+    Every tool stays in the prompt, so a prompt a server has cached stays the same from turn to turn."""
+
+    type: Literal["allowed_tools"]
+    allowed_tools: AllowedTools
+
+
+ChoiceMode: TypeAlias = Literal["none", "auto", "required"]
+ToolChoice: TypeAlias = ChoiceMode | NamedToolChoice | AllowedToolsChoice
+
+
+def choice_allows(choice: ToolChoice | None, names: list[str]) -> tuple[ChoiceMode, list[str]]:
+    """What a tool_choice lets a reply do with the tools named: whether it may or must call one (`mode`), and
+    the names it may call, in the tools' order. A named tool is `required` of one; a choice that names a tool
+    not among them leaves it out."""
+    if choice is None or isinstance(choice, str):
+        return choice or "auto", [] if choice == "none" else list(names)
+    if choice["type"] == "function":
+        return "required", [n for n in names if n == choice["function"]["name"]]
+    allowed = {t["function"]["name"] for t in choice["allowed_tools"]["tools"]}
+    return choice["allowed_tools"]["mode"], [n for n in names if n in allowed]
+
+
+def choice_names(choice: ToolChoice | None) -> list[str]:
+    """The tool names a tool_choice itself names (a named call's one, allowed_tools' list; none for a mode)."""
+    if choice is None or isinstance(choice, str):
+        return []
+    if choice["type"] == "function":
+        return [choice["function"]["name"]]
+    return [t["function"]["name"] for t in choice["allowed_tools"]["tools"]]
+
+
+def allowing(mode: Literal["auto", "required"], names: list[str]) -> AllowedToolsChoice:
+    return {
+        "type": "allowed_tools",
+        "allowed_tools": {"mode": mode, "tools": [{"type": "function", "function": {"name": n}} for n in names]},
+    }
+
+
 FinishReason: TypeAlias = Literal["stop", "length", "tool_calls", "content_filter"]
 
 
@@ -299,9 +343,10 @@ class ChatCompletionChunk(BaseModel):
     timings: Timings | None = None
 
 
-# the request fields this project's server takes beyond OpenAI's; the first two name tools
+# what this project's server takes that an OpenAI-compatible server need not: request fields beyond OpenAI's
+# (the first two name tools), and OpenAI's `allowed_tools` tool_choice, which llama-server does not take
 ToolExtension = Literal["tool_parameters", "distinct_calls"]
-Extension = Literal[ToolExtension, "grammar", "ignore_eos", "tool_rendering"]
+Extension = Literal[ToolExtension, "grammar", "ignore_eos", "tool_rendering", "allowed_tools"]
 EXTENSIONS: tuple[Extension, ...] = get_args(Extension)
 TOOL_EXTENSIONS: tuple[ToolExtension, ...] = get_args(ToolExtension)
 

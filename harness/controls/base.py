@@ -34,7 +34,16 @@ from harness.core.protocols import ModelReply, ModelRequest, Tool
 from harness.core.state import RunState
 from harness.errors import StateError
 from harness.tools.base import Registry
-from wire.types import TOOL_EXTENSIONS, Message, ToolCall, ToolChoice, ToolDefinition
+from wire.types import (
+    TOOL_EXTENSIONS,
+    Message,
+    ToolCall,
+    ToolChoice,
+    ToolDefinition,
+    allowing,
+    choice_allows,
+    choice_names,
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,7 @@ class Turn:
     request: ModelRequest
     answer: str | None = None
     aside: set[str] = field(default_factory=set)
+    keeps_aside: bool = False  # the server keeps a reply from the tools set aside, when asked (allowed_tools)
 
     def answer_now(self, why: str) -> None:
         """Make this the answer turn, the one way there is: no call may be made (tool_choice none) and no
@@ -71,7 +81,8 @@ class Turn:
         """These tools are not to be called this turn. Their definitions stay in the request: chat templates
         write the tools near the top of the prompt, and a tool list that changed from turn to turn would
         make the server read the whole conversation again at every turn. A forced call is kept to the tools
-        left (`settle`); when none is left the turn has nothing more to look at (`nothing_left`)."""
+        left (`settle`), and so is any call on a server that `keeps_aside`; when none is left the turn has
+        nothing more to look at (`nothing_left`)."""
         self.aside |= names
 
     def left(self) -> list[str]:
@@ -84,10 +95,15 @@ class Turn:
         return bool(names) and names <= self.aside
 
     def settle(self) -> ModelRequest:
-        """The request as sent: a forced choice kept to the tools not set aside, and named when one is left."""
+        """The request as sent: a forced choice kept to the tools not set aside, and named when one is left; on
+        a server that keeps a reply from them, any choice that may call tools lists those left (allowed_tools)."""
         left = self.left()
         if left and self.aside:
-            self.request = replace(self.request, tool_choice=kept_to(self.request.tool_choice, left))
+            choice = kept_to(self.request.tool_choice, left)
+            mode, _ = choice_allows(choice, left)
+            if self.keeps_aside and mode != "none" and not choice_names(choice):
+                choice = allowing(mode, left)
+            self.request = replace(self.request, tool_choice=choice)
         return self.request
 
 
@@ -194,12 +210,18 @@ def adapter(kind: type[object]) -> TypeAdapter[object]:
 
 
 def kept_to(choice: ToolChoice | None, left: list[str]) -> ToolChoice | None:
-    """A tool_choice that calls only the tools left: a forced call names the tool when one is left."""
-    if isinstance(choice, dict) and choice["function"]["name"] not in left:
-        choice = "required"
-    if choice == "required" and len(left) == 1:
-        return {"type": "function", "function": {"name": left[0]}}
-    return choice
+    """A tool_choice that calls only the tools left: a forced call names the tool when one is left; a choice
+    that names tools names only those left (any of them, when it named none that is)."""
+    mode, allowed = choice_allows(choice, left)
+    if mode == "none":
+        return choice
+    if mode == "required" and len(allowed or left) == 1:
+        return {"type": "function", "function": {"name": (allowed or left)[0]}}
+    if not choice_names(choice):
+        return choice
+    if isinstance(choice, dict) and choice["type"] == "allowed_tools":
+        return allowing(mode, allowed or left)
+    return "required"  # the tool it named is set aside
 
 
 def has_results(state: RunState) -> bool:

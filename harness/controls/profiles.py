@@ -18,6 +18,7 @@ from harness.controls.base import Control, Hooks
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
+from harness.controls.keep_aside import KeepAside
 from harness.controls.last_turn import LastTurn
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
@@ -26,7 +27,7 @@ from harness.controls.search_first import SearchFirst
 from harness.controls.unread_paths import UnreadPaths
 from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.errors import ConfigError
-from wire.types import TOOL_EXTENSIONS, ModelCard
+from wire.types import TOOL_EXTENSIONS, Extension, ModelCard
 
 CONTROLS: dict[str, type[Hooks]] = {
     control.name: control
@@ -40,6 +41,7 @@ CONTROLS: dict[str, type[Hooks]] = {
         LastTurn,
         FitContext,
         DigestAnswers,
+        KeepAside,
     )
 }
 SMALL = Profile(
@@ -99,18 +101,20 @@ def context_of(card: ModelCard | None) -> int | None:
     return card.meta.context if card is not None and card.meta is not None else None
 
 
-SERVER_FACTS = ("context", *TOOL_EXTENSIONS)  # a control is told the request extensions that name tools
+TOLD: tuple[Extension, ...] = (*TOOL_EXTENSIONS, "allowed_tools")  # a control is told those that shape calls
+SERVER_FACTS = ("context", *TOLD)
 
 
 def facts_of(card: ModelCard | None) -> dict[str, ControlParameter]:
     """What a control may be told of the server, from the model's card: its context window (`context`), and
-    whether it narrows calls by the `tool_parameters` field and ends a reply at a repeated call when told
-    `distinct_calls` (this project's server lists its extensions)."""
+    whether it narrows calls by the `tool_parameters` field, ends a reply at a repeated call when told
+    `distinct_calls`, and keeps a call to the tools `allowed_tools` lists (this project's server lists its
+    extensions)."""
     facts: dict[str, ControlParameter] = {}
     if (window := context_of(card)) is not None:
         facts["context"] = window
     if card is not None and card.meta is not None:
-        facts |= {extension: True for extension in TOOL_EXTENSIONS if extension in card.meta.extensions}
+        facts |= {extension: True for extension in TOLD if extension in card.meta.extensions}
     return facts
 
 

@@ -2,7 +2,8 @@
 
 Tools are rendered by the model's own template (or as the Hermes text it would write, for a template
 without tools). `tool_choice`: `auto` watches for a call and constrains it once opened; `required` or a
-named function constrains from the first token; `none` keeps the tools in the prompt (same context, same
+named function constrains from the first token; `allowed_tools` does either, to calls of the tools it
+lists, while every tool stays in the prompt; `none` keeps the tools in the prompt (same context, same
 cached prefix) but parses no call and ends the reply at a <tool_call> block the model starts anyway.
 `response_format` and llama-server's `grammar` field constrain the reply from the first token. This
 server's `tool_parameters` field narrows what a call's arguments may be without changing the prompt, and
@@ -22,7 +23,7 @@ from models.template import ChatTemplate
 from serve.errors import InvalidRequest
 from serve.llama.constraints import Grammars, json_document, json_reply
 from serve.llama.decoding import Settings, forced_call_floor
-from wire.types import RANDOM_SEED, ChatCompletionRequest, ToolDefinition
+from wire.types import RANDOM_SEED, ChatCompletionRequest, ToolDefinition, choice_allows
 
 
 def document_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
@@ -38,14 +39,15 @@ def document_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
 def constrains_a_call(request: ChatCompletionRequest) -> bool:
     """Whether the reply is a call from its first token (tool_choice required or named, or tools beside a
     response_format): such a reply is bounded to end within its max_tokens."""
-    choice = request.tool_choice or "auto"
-    return bool(request.tools) and choice != "none" and (choice != "auto" or document_schema(request) is not None)
+    mode, _ = choice_allows(request.tool_choice, request.tool_names())
+    return bool(request.tools) and mode != "none" and (mode != "auto" or document_schema(request) is not None)
 
 
 def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, jump_forward: bool) -> Settings:
     """The generation settings of a request whose reply may take `max_tokens`: a forced call's free-form values
     are bounded so that the call ends within them."""
-    tools, choice = list(request.tools or []), request.tool_choice or "auto"
+    tools = list(request.tools or [])
+    choice, allowed = choice_allows(request.tool_choice, request.tool_names())
     document = document_schema(request)
     base = Settings(
         max_tokens=max_tokens,
@@ -65,9 +67,9 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
     if not tools or choice == "none":
         stop = (OPEN,) if tools else ()
         return replace(base, stop=base.stop + stop, forced=forced)
-    named = [t for t in tools if isinstance(choice, dict) and t["function"]["name"] == choice["function"]["name"]]
+    callable_tools = [t for t in tools if t["function"]["name"] in allowed]  # all of them stay in the prompt
     budget = max_tokens if constrains_a_call(request) else None  # a forced call must end in time
-    decoded = as_decoded(named or tools, request.tool_parameters or {})
+    decoded = as_decoded(callable_tools, request.tool_parameters or {})
     calls = grammars.tool_grammar(decoded, bool(request.parallel_tool_calls), budget)
     if budget is not None:
         base = replace(base, call_tokens=grammars.call_tokens(decoded))
@@ -77,7 +79,7 @@ def plan(request: ChatCompletionRequest, grammars: Grammars, max_tokens: int, ju
                 f"and the shortest one needs about {base.call_tokens} tokens; give max_tokens at least {floor}",
                 param="max_tokens",
             )
-    offered = tuple(t["function"]["name"] for t in named or tools)
+    offered = tuple(allowed)
     if document is not None:
         forced = grammars.checked_grammar(
             calls.with_document(json_document(document)), "response_format", "response_format"

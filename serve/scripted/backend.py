@@ -18,7 +18,16 @@ from serve.errors import InvalidRequest, ScriptExhausted
 from serve.scripted.scenarios import scenarios
 from serve.scripted.script import Reply, Scenario, Transcript
 from wire.tokens import TokenCounter
-from wire.types import AssistantMessage, ChatCompletionRequest, FinishReason, ModelCard, ToolCall, Usage, usage_of
+from wire.types import (
+    AssistantMessage,
+    ChatCompletionRequest,
+    FinishReason,
+    ModelCard,
+    ToolCall,
+    Usage,
+    choice_allows,
+    usage_of,
+)
 
 LATENCY_HEADER = "X-Scripted-Latency-Ms"
 MAX_LATENCY_MS = 600_000
@@ -36,32 +45,26 @@ class ScriptedJob(Prepared):
 
 
 def honour_tool_choice(scenario: Scenario, transcript: Transcript, request: ChatCompletionRequest) -> Reply:
-    """The scenario's reply, within what tool_choice allows (a script that cannot comply says so with a 400)."""
+    """The scenario's reply, within what tool_choice allows (a script that cannot comply says so with a 400):
+    calls of tools the choice does not allow are left out, as a grammar would keep a model from them."""
     reply = scenario.reply(transcript)
-    choice = request.tool_choice if request.tools else "none"
-    if choice in (None, "auto"):
-        return reply
-    if choice == "none":
+    mode, allowed = choice_allows(request.tool_choice, request.tool_names()) if request.tools else ("none", [])
+    if mode == "none":
         return reply if not reply.calls else Reply(content=scenario.answer_now(transcript))
-    wanted = choice["function"]["name"] if isinstance(choice, dict) else None
-    if scenario.forced_call is not None and (not reply.calls or wanted not in (None, *(c.name for c in reply.calls))):
-        reply = scenario.forced_call(transcript, wanted)
-    if not reply.calls:
+    if mode == "auto" and not reply.calls:
+        return reply
+    kept = tuple(c for c in reply.calls if c.name in allowed)
+    if not kept and scenario.forced_call is not None:
+        reply = scenario.forced_call(transcript, allowed[0] if len(allowed) == 1 else None)
+        kept = tuple(c for c in reply.calls if c.name in allowed)
+    if not kept:
+        made = f"calls {', '.join(c.name for c in reply.calls)}" if reply.calls else "answers in text"
         raise ScriptExhausted(
-            f"scenario {scenario.name!r} answers in text at turn {transcript.turn}; it cannot honour tool_choice "
-            f"{json.dumps(choice)}",
+            f"scenario {scenario.name!r} {made} at turn {transcript.turn}; it cannot honour tool_choice "
+            f"{json.dumps(request.tool_choice)}",
             param="tool_choice",
         )
-    if isinstance(choice, dict):
-        named = tuple(c for c in reply.calls if c.name == choice["function"]["name"])
-        if not named:
-            raise ScriptExhausted(
-                f"scenario {scenario.name!r} calls {', '.join(c.name for c in reply.calls)} at turn "
-                f"{transcript.turn}; it cannot honour tool_choice {choice['function']['name']!r}",
-                param="tool_choice",
-            )
-        return Reply(reply.content, named)
-    return reply
+    return reply if kept == reply.calls else Reply(reply.content, kept)
 
 
 def cut_at_stop(content: str | None, stops: list[str]) -> tuple[str | None, bool]:

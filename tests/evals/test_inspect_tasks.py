@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -50,3 +50,17 @@ def test_a_wrong_answer_is_scored_wrong_with_the_evals_failure_class(
     assert log.samples is not None
     verdicts = {s.id: next(iter((s.scores or {}).values())) for s in log.samples}
     assert verdicts["count"].value == "I" and verdicts["count"].metadata == {"failure": "wrong_answer"}
+
+
+def test_a_choice_inspect_lacks_is_said_in_what_it_has() -> None:
+    from inspect_ai.tool import ToolFunction
+
+    from evals.inspect_tasks import choice_of
+    from harness.core.protocols import ModelRequest
+    from wire.types import allowing
+
+    tools: list[Any] = [{"type": "function", "function": {"name": n}} for n in ("a", "b")]
+    ask = lambda choice: choice_of(ModelRequest([], tools, tool_choice=choice))  # noqa: E731
+    assert ask(allowing("required", ["b"])) == "any" and ask(allowing("auto", ["b"])) == "auto"
+    assert ask({"type": "function", "function": {"name": "b"}}) == ToolFunction("b")
+    assert ask("required") == "any" and ask("none") == "none" and ask(None) is None

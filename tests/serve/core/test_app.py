@@ -16,7 +16,7 @@ from serve.core.backend import Event, Finished, Prepared, TextOut, Token
 from serve.core.replies import stream
 from serve.errors import APIError
 from tests.serve.schemas import heavy_schema
-from wire.types import ChatCompletionRequest, ModelCard, usage_of
+from wire.types import ChatCompletionRequest, ModelCard, allowing, usage_of
 
 TOOL: Any = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
 
@@ -126,6 +126,10 @@ async def test_content_parts_and_the_developer_role_are_read(client: httpx.Async
         (chat(tools=[{**TOOL, "function": {"name": "g", "parameters": {"pattern": "(("}}}]), "tool 'g'"),
         (chat(tool_choice="required"), "no tools are offered"),
         (chat(tools=[TOOL], tool_choice={"type": "function", "function": {"name": "zz"}}), "not among the tools"),
+        (chat(tools=[TOOL], tool_choice=allowing("auto", ["f", "zz"])), "names 'zz', which is not among the tools"),
+        (chat(tool_choice=allowing("required", ["f"])), "names 'f', which is not among the tools"),
+        (chat(tools=[TOOL], tool_choice=allowing("auto", [])), "tool_choice"),
+        (chat(tools=[TOOL], tool_choice=allowing("any", ["f"])), "tool_choice"),  # type: ignore[arg-type]
         (chat(response_format={"type": "json_schema", "json_schema": {"name": "x"}}), "json_schema.schema"),
         (chat(stop=["x"] * 17), "at most 16"),
         (chat(tools=[TOOL], tool_parameters={"zz": {"type": "object"}}), "tool_parameters names 'zz'"),

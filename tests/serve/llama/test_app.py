@@ -24,6 +24,7 @@ from tests.conftest import Server, default_files, llama_threads
 from tests.harness.cli_support import harness_process
 from tests.serve.llama.invariance import same_numbers_everywhere
 from tests.serve.schemas import heavy_schema
+from wire.types import allowing
 
 MODEL = "smollm2-135m-instruct"
 READ_FILE: Any = {
@@ -195,6 +196,23 @@ def test_a_named_function_is_forced_and_none_never_calls(client: OpenAI) -> None
         model=MODEL, messages=QUESTION, tools=[READ_FILE], tool_choice="none", max_tokens=48
     )
     assert not reply.choices[0].message.tool_calls and reply.choices[0].finish_reason in ("stop", "length")
+
+
+def test_allowed_tools_keep_a_call_to_the_tools_listed_and_the_prompt_as_it_was(client: OpenAI) -> None:
+    """OpenAI's allowed_tools: the model asked to read a file may only list files; every tool stays in the
+    prompt, so it is the prompt a plain required call reads (the one a server has cached)."""
+    messages: Any = [{"role": "user", "content": "Read the file notes.txt"}]
+    plain = client.chat.completions.create(
+        model=MODEL, messages=messages, tools=[READ_FILE, LIST_FILES], tool_choice="required", max_tokens=64
+    )
+    allowed: Any = allowing("required", ["list_files"])
+    kept = client.chat.completions.create(
+        model=MODEL, messages=messages, tools=[READ_FILE, LIST_FILES], tool_choice=allowed, max_tokens=64
+    )
+    assert plain.choices[0].message.tool_calls[0].function.name == "read_file"  # type: ignore[index, union-attr]
+    assert [c.function.name for c in kept.choices[0].message.tool_calls or []] == ["list_files"]  # type: ignore[union-attr]
+    assert kept.usage is not None and plain.usage is not None
+    assert kept.usage.prompt_tokens == plain.usage.prompt_tokens
 
 
 def test_tool_parameters_narrow_a_call_and_leave_the_prompt_as_it_was(llama: Server) -> None:

@@ -26,6 +26,9 @@ def test_a_reply_is_a_call_from_its_first_token_only_when_the_request_says_so() 
     assert not constrains_a_call(request(tools=[TOOL]))  # auto: the model may answer in words
     assert not constrains_a_call(request(tools=[TOOL], tool_choice="none", response_format=document))
     assert not constrains_a_call(request(tool_choice="required"))  # no tools: nothing to call
+    for mode in ("auto", "required"):
+        allowed = {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": [named]}}
+        assert constrains_a_call(request(tools=[TOOL, OTHER], tool_choice=allowed)) == (mode == "required")
 
 
 def test_the_document_schema_is_the_one_response_format_names() -> None:

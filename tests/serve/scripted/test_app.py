@@ -23,6 +23,7 @@ from serve.scripted.app import create_app
 from tests.conftest import AppServer, Server
 from tests.serve.scripted.driver import TOOLS, drive, folder_tools, trajectory
 from wire.tokens import o200k
+from wire.types import allowing
 
 
 @pytest.fixture(scope="module")
@@ -309,6 +310,17 @@ def test_tool_choice_is_honoured_on_the_scripts_reply(http: TestClient) -> None:
     text: Any = {"model": "single_read", "tools": TOOLS, "tool_choice": "required", "messages": body["messages"]}
     text["messages"] = [*body["messages"], {"role": "assistant", "content": "x"}]
     assert post(http, text).json()["error"]["param"] == "tool_choice"
+
+
+def test_allowed_tools_keep_the_scripts_calls_to_the_tools_they_list(http: TestClient) -> None:
+    body: Any = {"model": "solve", "messages": [{"role": "user", "content": "How many files are there?"}]}
+    body["tools"] = TOOLS
+    for mode in ("auto", "required"):
+        asks = post(http, {**body, "tool_choice": allowing(mode, ["list_files", "read_file"])}).json()["choices"][0]
+        assert [c["function"]["name"] for c in asks["message"]["tool_calls"]] == ["list_files"]
+        refused = post(http, {**body, "tool_choice": allowing(mode, ["read_file"])})
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "script_exhausted"
+        assert "calls list_files" in refused.json()["error"]["message"]
 
 
 def test_stop_strings_cut_the_text(http: TestClient) -> None:

@@ -1,0 +1,22 @@
+"""keep_aside: the tools a turn sets aside are kept from its reply, on a server that can keep them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from harness.controls.base import Hooks, RunContext, Turn
+
+
+@dataclass(frozen=True)
+class KeepAside(Hooks):
+    """A tool set aside for a turn (a listing already made, a reader with nothing left to read) stays in the
+    prompt, so the prompt a server cached holds; only a forced call naming one tool would keep the model from
+    calling it. On a server that takes OpenAI's `allowed_tools` (its card says so), every turn that may call
+    tools lists the tools left, so the set-aside ones cannot be called, whether the turn must call or may."""
+
+    name: ClassVar[str] = "keep_aside"
+    allowed_tools: bool = False  # the server keeps a reply to the tools allowed_tools lists
+
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        turn.keeps_aside = self.allowed_tools
