@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.core.policy import signature
 from harness.core.protocols import Tool
-from harness.tools.files import READ_ON
+from harness.tools.files import NOT_SHOWN, READ_ON
 from harness.tools.workspace import Workspace
 from wire.types import ToolCall, ToolDefinition, decoded_arguments
 
@@ -33,7 +33,7 @@ class ListsWorkspace(Protocol):
 @dataclass
 class Read:
     paths: dict[str, list[str]] = field(default_factory=dict)  # tool name -> paths it has read, in order
-    listed: list[str] = field(default_factory=list)  # workspace tools that ran without arguments
+    listed: list[str] = field(default_factory=list)  # workspace tools whose bare listing showed every file
 
 
 DEFAULT_CONTEXT = 8192  # tokens, where the server does not say
@@ -193,7 +193,8 @@ class UnreadPaths(Hooks):
             if not tool.read_only:
                 memory.paths, memory.listed = {}, []
             elif ok and not args and isinstance(tool, ListsWorkspace) and tool.name not in memory.listed:
-                memory.listed.append(tool.name)
+                if NOT_SHOWN not in result:  # a listing too long for the window leaves folders to list
+                    memory.listed.append(tool.name)
             elif (
                 ok
                 and isinstance(tool, ReadsWorkspaceFiles)
@@ -203,7 +204,7 @@ class UnreadPaths(Hooks):
                 memory.paths.setdefault(tool.name, []).append(path)
 
     def small(self, tool: object) -> bool:
-        """Whether a listing tool's workspace has at most `most` files (its bare listing showed them all)."""
+        """Whether a listing tool's workspace has at most `most` files."""
         if not isinstance(tool, ListsWorkspace):
             return False
         return len(tool.workspace.entries(limit=self.most + 1)[0]) <= self.most

@@ -48,6 +48,7 @@ READING: Mapping[str, Any] = {
 }
 MAX_READ_BYTES = 8 << 20
 READ_ON = "read on with offset="  # how a window of a long file says where the rest begins
+NOT_SHOWN = "more files not shown"  # how a listing too long for the window says it left files out
 MAX_LISTED = 100_000
 ORDERS: Mapping[str, Callable[[Entry], tuple[float, str]]] = {  # as `ls -S`, `ls -Sr`, `ls -t`, `ls -tr`
     "largest": lambda e: (-e.size, e.path),
@@ -140,7 +141,7 @@ def fitted(files: list[str], by_folder: list[str], chars: int) -> list[str]:
             break
         shown_lines.append(line)
         room -= len(line) + 1
-    hint = (f"[{len(files) - len(shown_lines):,} more files not shown; call list_files with path set to a folder, "
+    hint = (f"[{len(files) - len(shown_lines):,} {NOT_SHOWN}; call list_files with path set to a folder, "
             "or with a glob such as *.py, to list them]")  # fmt: skip
     return [*shown_lines, hint, *summary]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,29 @@ async def test_a_window_of_a_long_file_leaves_it_unread(workspace: Path) -> None
     control = UnreadPaths(tool_parameters=False)
     await run(new_run(QUESTION), Registry([ReadFile(space, 2000)]), RunOptions(model, controls=[control]))
     assert "long.log" in read_enum(seen[1])  # the rest may be read on
+
+
+async def test_a_listing_cut_for_the_window_leaves_the_folders_to_list(workspace: Path) -> None:
+    """A listing that showed every file is set aside once made; one cut to fit the model's window says to
+    list a folder, and the listing tool stays offered for that."""
+    (workspace / "logs").mkdir()
+    for i in range(30):
+        (workspace / "logs" / f"service-{i:02}-with-a-long-name.log").write_text("x")
+    space = Workspace(workspace)
+    for chars, aside in ((20_000, {"list_files"}), (600, set())):
+        model, _ = answering(calls(("a", "list_files", {})), "done")
+        watch = Watch()
+        tools = Registry([ListFiles(space, output_chars=chars), ReadFile(space)])
+        await run(new_run(QUESTION), tools, RunOptions(model, controls=[watch]))
+        assert "list_files" not in watch.seen[0] and (watch.seen[1] & {"list_files"}) == aside
+
+
+@dataclass(frozen=True)
+class Watch(UnreadPaths):
+    """unread_paths, noting the tools set aside at each turn."""
+
+    seen: list[set[str]] = field(default_factory=list)
+
+    def before_request(self, run: RunContext, turn: Turn) -> None:
+        super().before_request(run, turn)
+        self.seen.append(set(turn.aside))
