@@ -319,13 +319,15 @@ def matching(
 
 MOST_TALLIES = 4
 NOTE = re.compile(r"\[.* lines.*\]")  # a window's notes (`[a.log: lines 1-80 of 900]`), not what the file says
+WINDOW = re.compile(r"\[.*: lines ([\d,]+-[\d,]+) of ([\d,]+)\]")  # the note a window of a long file opens with
 
 
 def tallied(question: str, found: Sequence[Finding], kind: Callable[[Finding], ResultKind]) -> list[str]:
     """For each file read (a result that holds lines of one file, not a search's lines from several), how many
     of its lines hold each content word of the question that at least two of them hold, most first, at most
     MOST_TALLIES: `logs/app.log: 7 lines hold "ERROR"`. The words of the call's own arguments (the file's
-    name) are not counted: they name the file, not what it says. A word is shown as the lines write it most."""
+    name) are not counted: they name the file, not what it says. A word is shown as the lines write it most.
+    Of a window of a long file, the count says which lines it is of: the rest of the file was not read."""
     asked = words(question)
     tallies: list[tuple[int, str]] = []
     for finding in found:
@@ -333,12 +335,18 @@ def tallied(question: str, found: Sequence[Finding], kind: Callable[[Finding], R
             continue
         wanted = asked - string_words(finding)
         lines = [re.findall(r"[A-Za-z0-9]+", line) for line in finding.result.split("\n") if not NOTE.fullmatch(line)]
+        part = WINDOW.match(finding.result)
+        of, rest = (
+            (f" of lines {part[1]}", f" (the file has {part[2]} lines; the rest was not read)") if part else ("", "")
+        )
         for stem in sorted(wanted):
             forms = [[w for w in tokens if w.lower()[:4] == stem] for tokens in lines]
             holding = sum(1 for f in forms if f)
             if holding >= 2:
                 written = Counter(w for f in forms for w in f).most_common(1)[0][0]
-                tallies.append((holding, f"{arguments_text(finding)}: {holding} lines hold {json.dumps(written)}"))
+                tallies.append(
+                    (holding, f"{arguments_text(finding)}: {holding}{of or ' lines'} hold {json.dumps(written)}{rest}")
+                )
     return [line for _, line in sorted(tallies, key=lambda t: -t[0])[:MOST_TALLIES]]
 
 

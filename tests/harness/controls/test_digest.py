@@ -123,6 +123,15 @@ def test_the_lines_of_a_file_read_that_hold_a_word_of_the_question_are_counted_a
     ]
 
 
+def test_a_count_over_a_window_of_a_long_file_says_which_lines_it_counted() -> None:
+    """A small model told "4 lines hold X" of the first 200 lines of a 650-line file answers 4 for the file."""
+    window = f"[logs/backup.log: lines 1-6 of 1,650]\n{LOG}[1,644 more lines; call read_file with offset 7]"
+    read_log = Finding("read_file", {"path": "logs/backup.log"}, window)
+    assert tallied("How many lines report an ERROR?", [read_log], lambda f: "lines") == [
+        'logs/backup.log: 3 of lines 1-6 hold "ERROR" (the file has 1,650 lines; the rest was not read)'
+    ]
+
+
 def test_a_searchs_lines_a_listing_and_a_windows_notes_are_not_counted() -> None:
     kinds = {"search": "found", "list_files": "names", "read_file": "lines"}
     found = [
