@@ -46,13 +46,17 @@ class PresetsFile(BaseModel):
 
 
 MAX_PRESETS_BYTES = 1_000_000
+MOST_NESTING = 64  # arrays and inline tables within each other
 
 
 def load_presets(path: str | Path) -> list[CommandPreset]:
     """Presets from a TOML file: a [commands.NAME] table each, with argv, cwd, timeout_s, max_output_bytes,
     needs_approval and description, checked against their types."""
     try:
-        raw = tomllib.loads(read_text(path, MAX_PRESETS_BYTES, "commands file"))
+        text = read_text(path, MAX_PRESETS_BYTES, "commands file")
+        if deepest(text) > MOST_NESTING:  # refused before tomllib recurses to the end of the stack
+            raise ConfigError(f"{path}: nested too deeply to read as TOML")
+        raw = tomllib.loads(text)
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: no such commands file") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -64,3 +68,29 @@ def load_presets(path: str | Path) -> list[CommandPreset]:
     except ValidationError as exc:
         raise ConfigError(f"{path}: {first_error(exc)}") from exc
     return [CommandPreset(name, tuple(t.argv), **t.model_dump(exclude={"argv"})) for name, t in parsed.commands.items()]
+
+
+def deepest(text: str) -> int:
+    """How deep arrays and inline tables nest in TOML text, brackets in strings and comments not counted. A
+    parser that recurses once a level and is stopped by RecursionError leaves the stack full, and an object
+    the collector finalises just then fails in its finaliser."""
+    depth = most = i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "#":
+            i = text.find("\n", i)
+            if i < 0:
+                break
+        elif char in "\"'":
+            quote = char * 3 if text.startswith(char * 3, i) else char
+            i += len(quote)
+            while i < len(text) and not text.startswith(quote, i):
+                i += 2 if char == '"' and text[i] == "\\" else 1
+            i += len(quote) - 1
+        elif char in "[{":
+            depth += 1
+            most = max(most, depth)
+        elif char in "]}":
+            depth -= 1
+        i += 1
+    return most

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.app.presets import load_presets, parse_preset
+from harness.app.presets import deepest, load_presets, parse_preset
 from harness.errors import ConfigError
 
 
@@ -48,3 +48,15 @@ def test_a_missing_commands_file_and_an_unsplittable_preset_say_so(tmp_path: Pat
         load_presets(tmp_path / "absent.toml")
     with pytest.raises(ConfigError, match="cannot split it into words"):
         parse_preset("x=echo 'unclosed")
+
+
+def test_brackets_in_strings_and_comments_are_not_nesting(tmp_path: Path) -> None:
+    config = tmp_path / "commands.toml"
+    brackets = "[" * 100
+    config.write_text(
+        f'[commands.x]\nargv = ["echo", "{brackets}", \'{brackets}\', """\n{brackets}\n"""]  # {brackets}\n'
+        f'description = "a \\" {brackets}"\n'
+    )
+    [preset] = load_presets(config)
+    assert preset.argv == ("echo", brackets, brackets, brackets + "\n")
+    assert deepest("a = " + "[" * 65 + "]" * 65) == 65 and deepest("a = [[1], {b = [2]}]") == 3
