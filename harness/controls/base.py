@@ -96,12 +96,14 @@ class Turn:
 
     def settle(self) -> ModelRequest:
         """The request as sent: a forced choice kept to the tools not set aside, and named when one is left; on
-        a server that keeps a reply from them, any choice that may call tools lists those left (allowed_tools)."""
+        a server that keeps a reply from them, a forced choice lists those left (allowed_tools). A choice that
+        may answer instead is left as it was: a small model that writes a call to a tool it may not call
+        writes it as text, and that text would be its answer."""
         left = self.left()
         if left and self.aside:
             choice = kept_to(self.request.tool_choice, left)
             mode, _ = choice_allows(choice, left)
-            if self.keeps_aside and mode != "none" and not choice_names(choice):
+            if self.keeps_aside and mode == "required" and not choice_names(choice):
                 choice = allowing(mode, left)
             self.request = replace(self.request, tool_choice=choice)
         return self.request

@@ -12,8 +12,12 @@ from harness.controls.base import Hooks, RunContext, Turn
 class KeepAside(Hooks):
     """A tool set aside for a turn (a listing already made, a reader with nothing left to read) stays in the
     prompt, so the prompt a server cached holds; only a forced call naming one tool would keep the model from
-    calling it. On a server that takes OpenAI's `allowed_tools` (its card says so), every turn that may call
-    tools lists the tools left, so the set-aside ones cannot be called, whether the turn must call or may."""
+    calling it. On a server that takes OpenAI's `allowed_tools` (its card says so), a turn that must call
+    lists the tools left, so a set-aside one cannot be called. A turn that may answer instead is left as it
+    was: the 0.5B coder, kept from a tool it wrote a call to, wrote the call out as its answer (open-40 went
+    from 17 to 10 of 23); a call it repeats is refused, and asked again it is asked for the answer.
+    Not in a profile: on forced turns only, it took the 0.5B from 5 to 3 of the six default questions (kept
+    from listing again, it lost the sorted listing whose first line names the largest file)."""
 
     name: ClassVar[str] = "keep_aside"
     allowed_tools: bool = False  # the server keeps a reply to the tools allowed_tools lists

@@ -43,11 +43,16 @@ async def first_request(choice: ToolChoice | None, *controls: Hooks) -> ModelReq
     return seen[0]
 
 
-@pytest.mark.parametrize(("choice", "mode"), [(None, "auto"), ("auto", "auto"), ("required", "required")])
-async def test_a_tool_set_aside_is_left_out_of_the_tools_a_reply_may_call(choice: ToolChoice | None, mode: str) -> None:
-    sent = await first_request(choice, KeepAside(allowed_tools=True))
-    assert sent.tool_choice == allowing(mode, ["probe", "third"])  # type: ignore[arg-type]
+async def test_a_tool_set_aside_is_left_out_of_the_tools_a_forced_reply_may_call() -> None:
+    sent = await first_request("required", KeepAside(allowed_tools=True))
+    assert sent.tool_choice == allowing("required", ["probe", "third"])
     assert [d["function"]["name"] for d in sent.tools] == ["probe", "other", "third"]  # the prompt keeps them all
+
+
+@pytest.mark.parametrize("choice", [None, "auto"])
+async def test_a_turn_that_may_answer_instead_is_left_as_it_was(choice: ToolChoice | None) -> None:
+    """Kept from a tool it writes a call to, a small model writes the call as text, its answer."""
+    assert (await first_request(choice, KeepAside(allowed_tools=True))).tool_choice == choice
 
 
 @pytest.mark.parametrize("choice", [None, "required", NAMED, "none"])
