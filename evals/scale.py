@@ -9,6 +9,7 @@ sizes ask (a summary of every file is asked of small folders only), and a plot o
 
 from __future__ import annotations
 
+import os
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ class Size:
     suite: str
     files: int
     results: tuple[dict[str, Any], ...]
+    summary: Path  # the summary.json it was read from
 
     def median(self, field: str, tasks: frozenset[str] | None = None) -> float:
         values = [r[field] for r in self.results if tasks is None or r["task"] in tasks]
@@ -71,7 +73,7 @@ def sizes(runs: list[Path]) -> tuple[list[Size], list[str]]:
         models = dict.fromkeys(r["model"] for r in data["results"])
         for model in models:
             mine = tuple(r for r in data["results"] if r["model"] == model)
-            rows.append(Size(model, data["suite"], files, mine))
+            rows.append(Size(model, data["suite"], files, mine, path))
     return sorted(rows, key=lambda s: (s.model, s.files)), list(dict.fromkeys(commands))
 
 
@@ -108,6 +110,16 @@ def growth(rows: list[Size]) -> list[str]:
             f"tokens read {tokens}, wall-clock {wall}."
         )
     return lines
+
+
+def reports(rows: list[Size], out: Path) -> list[str]:
+    """Links to each run's own report (its revision, each task), where one is beside its summary."""
+    links = [
+        f"[{s.model}, {s.files:,} files]({os.path.relpath(s.summary.parent / 'report.md', out.parent)})"
+        for s in rows
+        if (s.summary.parent / "report.md").is_file()
+    ]
+    return ["Each run's own report, with its revision and every task: " + ", ".join(links) + "."] if links else []
 
 
 def wrong(rows: list[Size]) -> list[str]:
@@ -152,6 +164,7 @@ def write(runs: list[Path], out: Path, command: str) -> list[Path]:
         "",
         results_header(command),
         "The runs: " + "; ".join(f"`{c}`" for c in commands) + ".",
+        *reports(rows, out),
         "",
         *table(rows),
         "",

@@ -51,6 +51,10 @@ def test_growth_is_measured_over_the_tasks_both_sizes_ask(tmp_path: Path) -> Non
     assert "`python -m evals run --suite scale-15`" in text and "`python -m evals run --suite scale-1000`" in text
     assert text.index("| m | 15 |") < text.index("| m | 1,000 |")
     assert out.with_suffix(".png").stat().st_size > 0
+    assert "[m, 15 files](../run/scale-15/report.md)" not in text  # no report beside the summary: no link
+    (run / "scale-15" / "report.md").write_text("# the run's own report")
+    assert main(["scale", str(run), "--out", str(out)]) == 0
+    assert "[m, 15 files](../run/scale-15/report.md)" in out.read_text()
 
 
 def test_a_suite_whose_folder_has_no_size_is_refused_by_name(
