@@ -100,6 +100,8 @@ class ListFiles:
         order = args["sort"] if args.get("sort") in ORDERS else "largest"
         ordered = sorted(entries, key=ORDERS[order])
         count = f"{len(entries):,} file" + ("" if len(entries) == 1 else "s")
+        if scope:  # a part of the folder: said beside the whole, so its count is not taken for the folder's
+            scope += f" (of {len(self.workspace.walk(MAX_LISTED).entries):,} in the whole folder)"
         if not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
         else:

@@ -126,12 +126,15 @@ def test_a_large_tree_lists_the_largest_files_that_fit_a_line_per_folder_and_how
 
 
 def test_a_folder_or_a_glob_lists_just_those_files_with_paths_from_the_root(big_tree: Path) -> None:
+    """Beside the whole folder's count: small models asked how many files there are in all answered with the
+    count of the last folder they had listed."""
     sub = listing(big_tree, chars=20000, path="src/util").splitlines()
-    assert sub[0] == "100 files in src/util, largest first:" and sub[1] == "src/util/file_099.txt (100 bytes)"
+    assert sub[0] == "100 files in src/util (of 401 in the whole folder), largest first:"
+    assert sub[1] == "src/util/file_099.txt (100 bytes)"
     assert listing(big_tree, glob="file_00[12].txt", path="docs").splitlines() == [
-        "2 files in docs matching file_00[12].txt, largest first:", "docs/file_002.txt (3 bytes)",
-        "docs/file_001.txt (2 bytes)"]  # fmt: skip
-    assert listing(big_tree, glob="*.rs") == "No files matching *.rs."
+        "2 files in docs matching file_00[12].txt (of 401 in the whole folder), largest first:",
+        "docs/file_002.txt (3 bytes)", "docs/file_001.txt (2 bytes)"]  # fmt: skip
+    assert listing(big_tree, glob="*.rs") == "No files matching *.rs (of 401 in the whole folder)."
 
 
 def test_ignored_entries_are_counted_not_listed(big_tree: Path) -> None:
