@@ -47,7 +47,7 @@ from harness.core.state import RunState
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.tools.base import Registry
-from wire.types import AssistantMessage, Usage, choice_allows, choice_names
+from wire.types import AssistantMessage, Usage, choice_mode, choice_names
 
 MAX_TURNS = 12
 
@@ -80,7 +80,7 @@ def choice_of(request: ModelRequest) -> ToolChoice | None:
         return None
     if isinstance(choice, dict) and choice["type"] == "function":
         return ToolFunction(choice["function"]["name"])
-    mode, _ = choice_allows(choice, [])
+    mode = choice_mode(choice)
     return "any" if mode == "required" else mode
 
 

@@ -103,16 +103,22 @@ ChoiceMode: TypeAlias = Literal["none", "auto", "required"]
 ToolChoice: TypeAlias = ChoiceMode | NamedToolChoice | AllowedToolsChoice
 
 
+def choice_mode(choice: ToolChoice | None) -> ChoiceMode:
+    """Whether a tool_choice lets a reply call a tool (`auto`), makes it call one (`required`), or neither."""
+    if choice is None or isinstance(choice, str):
+        return choice or "auto"
+    return "required" if choice["type"] == "function" else choice["allowed_tools"]["mode"]
+
+
 def choice_allows(choice: ToolChoice | None, names: list[str]) -> tuple[ChoiceMode, list[str]]:
     """What a tool_choice lets a reply do with the tools named: whether it may or must call one (`mode`), and
     the names it may call, in the tools' order. A named tool is `required` of one; a choice that names a tool
     not among them leaves it out."""
-    if choice is None or isinstance(choice, str):
-        return choice or "auto", [] if choice == "none" else list(names)
-    if choice["type"] == "function":
-        return "required", [n for n in names if n == choice["function"]["name"]]
-    allowed = {t["function"]["name"] for t in choice["allowed_tools"]["tools"]}
-    return choice["allowed_tools"]["mode"], [n for n in names if n in allowed]
+    mode = choice_mode(choice)
+    if mode == "none" or not isinstance(choice, dict):
+        return mode, [] if mode == "none" else list(names)
+    named = set(choice_names(choice))
+    return mode, [n for n in names if n in named]
 
 
 def choice_names(choice: ToolChoice | None) -> list[str]:

@@ -42,6 +42,7 @@ from wire.types import (
     ToolDefinition,
     allowing,
     choice_allows,
+    choice_mode,
     choice_names,
 )
 
@@ -81,8 +82,8 @@ class Turn:
         """These tools are not to be called this turn. Their definitions stay in the request: chat templates
         write the tools near the top of the prompt, and a tool list that changed from turn to turn would
         make the server read the whole conversation again at every turn. A forced call is kept to the tools
-        left (`settle`), and so is any call on a server that `keeps_aside`; when none is left the turn has
-        nothing more to look at (`nothing_left`)."""
+        left (`settle`), named when one is left, or listed on a server that `keeps_aside`; when none is left
+        the turn has nothing more to look at (`nothing_left`)."""
         self.aside |= names
 
     def left(self) -> list[str]:
@@ -102,9 +103,8 @@ class Turn:
         left = self.left()
         if left and self.aside:
             choice = kept_to(self.request.tool_choice, left)
-            mode, _ = choice_allows(choice, left)
-            if self.keeps_aside and mode == "required" and not choice_names(choice):
-                choice = allowing(mode, left)
+            if self.keeps_aside and choice_mode(choice) == "required" and not choice_names(choice):
+                choice = allowing("required", left)
             self.request = replace(self.request, tool_choice=choice)
         return self.request
 

@@ -9,7 +9,7 @@ from harness.controls.base import Hooks, RunContext, Turn, takes_nothing
 from harness.core.policy import signature
 from harness.core.protocols import ModelReply, Tool
 from harness.prompts import repeated_call
-from wire.types import ToolCall, choice_allows
+from wire.types import ToolCall, choice_mode
 
 
 def batch_of(run: RunContext, call: ToolCall) -> set[str]:
@@ -81,5 +81,5 @@ class RepeatGuard(Hooks):
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
         with self.remember(run, Seen) as memory:
-            memory.forced = choice_allows(turn.request.tool_choice, [])[0] == "required"
+            memory.forced = choice_mode(turn.request.tool_choice) == "required"
         return reply

@@ -101,7 +101,8 @@ class ListFiles:
         ordered = sorted(entries, key=ORDERS[order])
         count = f"{len(entries):,} file" + ("" if len(entries) == 1 else "s")
         if scope:  # a part of the folder: said beside the whole, so its count is not taken for the folder's
-            scope += f" (of {len(self.workspace.walk(MAX_LISTED).entries):,} in the whole folder)"
+            whole = walked if where in (".", "") else self.workspace.walk(MAX_LISTED)
+            scope += f" (of {len(whole.entries):,} in the whole folder)"
         if not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
         else:

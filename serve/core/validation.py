@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from serve.errors import InvalidRequest
-from wire.types import TOOL_NAME, ChatCompletionRequest, choice_allows, choice_names
+from wire.types import TOOL_NAME, ChatCompletionRequest, choice_mode, choice_names
 
 MAX_TOOLS = 128
 MAX_SCHEMA_DEPTH = 32
@@ -218,7 +218,7 @@ def check_tool_choice(request: ChatCompletionRequest) -> None:
     for name in choice_names(choice):
         if name not in request.tool_names():
             raise InvalidRequest(f"tool_choice names {name!r}, which is not among the tools", param="tool_choice")
-    if choice_allows(choice, [])[0] == "required" and not request.tools:
+    if choice_mode(choice) == "required" and not request.tools:
         raise InvalidRequest("tool_choice asks for a tool call, but no tools are offered", param="tool_choice")
 
 

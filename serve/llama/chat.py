@@ -23,7 +23,7 @@ from models.template import ChatTemplate
 from serve.errors import InvalidRequest
 from serve.llama.constraints import Grammars, json_document, json_reply
 from serve.llama.decoding import Settings, forced_call_floor
-from wire.types import RANDOM_SEED, ChatCompletionRequest, ToolDefinition, choice_allows
+from wire.types import RANDOM_SEED, ChatCompletionRequest, ToolDefinition, choice_allows, choice_mode
 
 
 def document_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
@@ -39,7 +39,7 @@ def document_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
 def constrains_a_call(request: ChatCompletionRequest) -> bool:
     """Whether the reply is a call from its first token (tool_choice required or named, or tools beside a
     response_format): such a reply is bounded to end within its max_tokens."""
-    mode, _ = choice_allows(request.tool_choice, request.tool_names())
+    mode = choice_mode(request.tool_choice)
     return bool(request.tools) and mode != "none" and (mode != "auto" or document_schema(request) is not None)
 
 
