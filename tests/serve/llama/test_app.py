@@ -199,8 +199,9 @@ def test_a_named_function_is_forced_and_none_never_calls(client: OpenAI) -> None
 
 
 def test_allowed_tools_keep_a_call_to_the_tools_listed_and_the_prompt_as_it_was(client: OpenAI) -> None:
-    """OpenAI's allowed_tools: the model asked to read a file may only list files; every tool stays in the
-    prompt, so it is the prompt a plain required call reads (the one a server has cached)."""
+    """OpenAI's allowed_tools: the model asked to read a file may only list files, whatever a CPU's kernels
+    make its own choice; every tool stays in the prompt, so it is the prompt a plain required call reads (the
+    one a server has cached)."""
     messages: Any = [{"role": "user", "content": "Read the file notes.txt"}]
     plain = client.chat.completions.create(
         model=MODEL, messages=messages, tools=[READ_FILE, LIST_FILES], tool_choice="required", max_tokens=64
@@ -209,7 +210,6 @@ def test_allowed_tools_keep_a_call_to_the_tools_listed_and_the_prompt_as_it_was(
     kept = client.chat.completions.create(
         model=MODEL, messages=messages, tools=[READ_FILE, LIST_FILES], tool_choice=allowed, max_tokens=64
     )
-    assert plain.choices[0].message.tool_calls[0].function.name == "read_file"  # type: ignore[index, union-attr]
     assert [c.function.name for c in kept.choices[0].message.tool_calls or []] == ["list_files"]  # type: ignore[union-attr]
     assert kept.usage is not None and plain.usage is not None
     assert kept.usage.prompt_tokens == plain.usage.prompt_tokens
