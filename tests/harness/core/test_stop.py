@@ -21,28 +21,30 @@ from tests.harness.helpers import calls, script
 SLOW = script(calls(("c1", "scan_archive", {})), "The archive scan finished.")
 
 
-async def test_stop_at_1_2_s_into_a_3_s_scan_ends_the_run_within_50_ms(workspace: Path) -> None:
+async def test_stop_during_a_scan_ends_the_run_within_50_ms_and_the_scan_goes_no_further(workspace: Path) -> None:
     signal, progress = StopSignal(), []
-    began = time.monotonic()
-    asyncio.get_running_loop().call_later(1.2, signal.set, "user pressed Stop")
-    options = RunOptions(
-        model=SLOW, signal=signal, on_progress=lambda tool, label: progress.append((label, time.monotonic() - began))
-    )
+
+    def seen(tool: str, label: str) -> None:
+        progress.append(label)
+        if len(progress) == 2:  # pressed between the scan's second report and its third
+            asyncio.get_running_loop().call_soon(signal.set, "user pressed Stop")
+
+    options = RunOptions(model=SLOW, signal=signal, on_progress=seen)
     result = await run(new_run("scan it"), catalogue(Workspace(workspace), names=ALL_TOOLS), options)
     ended = time.monotonic()
     assert result.status == "interrupted" and result.reason == "user pressed Stop"
     assert result.interruption is not None and result.interruption.type == "cancelled"
     assert signal.pressed_at is not None and (ended - signal.pressed_at) < 0.050
-    assert [label for label, _ in progress] == ["scanned 200 of 1200 files", "scanned 400 of 1200 files"]
-    assert 0.4 < progress[0][1] < 0.7 and 0.9 < progress[1][1] < 1.2
+    assert progress == ["scanned 200 of 1200 files", "scanned 400 of 1200 files"]
     assert result.tool_runs == []  # the scan never finished, so it left no result
 
 
 async def test_without_stop_the_scan_completes(workspace: Path) -> None:
-    began = time.monotonic()
-    result = await run(new_run("scan it"), catalogue(Workspace(workspace), names=ALL_TOOLS), RunOptions(model=SLOW))
-    assert result.status == "completed" and 2.9 < time.monotonic() - began < 4.0
-    assert result.tool_runs == ["scan_archive"]
+    progress: list[str] = []
+    options = RunOptions(model=SLOW, on_progress=lambda tool, label: progress.append(label))
+    result = await run(new_run("scan it"), catalogue(Workspace(workspace), names=ALL_TOOLS), options)
+    assert result.status == "completed" and result.tool_runs == ["scan_archive"]
+    assert progress == [f"scanned {n} of 1200 files" for n in range(200, 1200, 200)]
 
 
 async def test_stop_cancels_the_in_flight_model_request() -> None:

@@ -47,4 +47,5 @@ def test_a_hostile_gitignore_is_compiled_and_matched_in_linear_time() -> None:
     began = time.monotonic()
     rules = rules_of(text, "")
     assert not ignored("a" * 4000 + "/" + "b" * 200, False, rules)
-    assert time.monotonic() - began < 2 and len(rules) <= 1000
+    # A backtracking engine would not finish this in hours; 10 s leaves room for a busy CI machine.
+    assert time.monotonic() - began < 10 and len(rules) <= 1000
