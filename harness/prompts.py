@@ -48,6 +48,13 @@ def repeated_call(tool: str, earlier_call: str) -> str:
     )
 
 
+def repeated_change(tool: str, earlier_call: str) -> str:
+    return (
+        f"Not run again: you already made exactly this change with {tool} (call {earlier_call}), and it succeeded. "
+        "Say what you changed, or make a different change."
+    )
+
+
 def empty_reply(question: str) -> str:
     """The re-ask after an empty reply: the question again, so there is something to answer."""
     return f"Answer the question in plain words, or call a tool if you need one. The question was: {question}"

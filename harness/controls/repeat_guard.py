@@ -1,4 +1,4 @@
-"""repeat_guard: a read-only call already made is not run again, and repeating one brings the answer turn."""
+"""repeat_guard: a call already made is not run again, and repeating one brings the answer turn."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from harness.controls.base import Hooks, RunContext, Turn, takes_nothing
 from harness.core.policy import signature
 from harness.core.protocols import ModelReply, Tool
-from harness.prompts import repeated_call
+from harness.prompts import repeated_call, repeated_change
 from wire.types import ToolCall, choice_mode
 
 
@@ -24,6 +24,7 @@ def batch_of(run: RunContext, call: ToolCall) -> set[str]:
 @dataclass
 class Seen:
     seen: dict[str, str] = field(default_factory=dict)  # a read-only call's signature -> the call id that ran it
+    changes: dict[str, str] = field(default_factory=dict)  # a change that ran without an error -> its call id
     repeats: int = 0  # repeats refused since the last answer turn
     forced: bool = False  # the last reply was made under a forced choice (it could not answer instead)
 
@@ -32,21 +33,22 @@ class Seen:
 class RepeatGuard(Hooks):
     """An identical read-only call that already ran is not run again: its slot says so and points at the
     earlier result, and a read-only tool without arguments that already ran is set aside (its one call is
-    made). After `before_answer` such repeats the next turn asks for the answer: a model that asks again for
-    what it has, when it could have answered, is done looking (a repeat made under a forced choice does not
-    count). A call that changes something makes every read new again."""
+    made). A call that changes something makes every read new again; the same change made again (an edit
+    that adds a line adds it twice) is not run, and its slot says the change is already there. After
+    `before_answer` such repeats the next turn asks for the answer: a model that asks again for what it
+    has, when it could have answered, is done (a repeat made under a forced choice does not count)."""
 
     name: ClassVar[str] = "repeat_guard"
     before_answer: int = 1
 
     def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None:
         with self.remember(run, Seen) as memory:
-            earlier = memory.seen.get(signature(tool.name, args)) if tool.read_only else None
+            earlier = (memory.seen if tool.read_only else memory.changes).get(signature(tool.name, args))
             if earlier is None:
                 return None
             if earlier not in batch_of(run, call) and not memory.forced:  # asked again after seeing it: done
                 memory.repeats += 1
-        return repeated_call(tool.name, earlier)
+        return repeated_call(tool.name, earlier) if tool.read_only else repeated_change(tool.name, earlier)
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
@@ -56,6 +58,8 @@ class RepeatGuard(Hooks):
                 memory.seen.setdefault(signature(tool.name, args), call["id"])
             else:
                 memory.seen = {}
+                if ok:
+                    memory.changes.setdefault(signature(tool.name, args), call["id"])
 
     def decide(self, run: RunContext, turn: Turn) -> str | None:
         """After `before_answer` repeats the turn asks for the answer (and the count starts again)."""

@@ -17,7 +17,10 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
 from harness.errors import StateError
+from harness.prompts import repeated_change
 from harness.tools.base import Registry
+from harness.tools.workspace import Workspace
+from harness.tools.writes import EditFile, WriteFile
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls
 from wire.digest import Finding, read
@@ -106,3 +109,28 @@ async def test_a_repeat_made_under_a_forced_call_does_not_end_the_looking() -> N
     assert probe.runs == [{"x": 1}, {"x": 2}] and result.answer == "It is 7."
     forced = {"type": "function", "function": {"name": "probe"}}
     assert [r.tool_choice for r in seen] == [forced, "required", None, None, "none"]
+
+
+async def test_the_same_change_made_again_is_not_run_and_says_it_succeeded(workspace: Path) -> None:
+    """An edit that adds a line, called twice in one reply and again in the next: the line is added once."""
+    (workspace / "todo.md").write_text("- [x] one\n")
+    add = ("edit_file", {"path": "todo.md", "old_text": "- [x] one", "new_text": "- [x] one\n- [ ] two"})
+    model, seen = answering(calls(("e1", *add), ("e2", *add)), calls(("e3", *add)), "Added the line.")
+    tools = Registry([EditFile(Workspace(workspace), needs_approval=False)])
+    result = await run(new_run("Add '- [ ] two' to todo.md."), tools, RunOptions(model, controls=[RepeatGuard()]))
+    assert (workspace / "todo.md").read_text() == "- [x] one\n- [ ] two\n"
+    refusals = [str(m["content"]) for m in result.messages if m["role"] == "tool"][1:]
+    assert refusals == [repeated_change("edit_file", "e1")] * 2
+    assert result.answer == "Added the line." and seen[2].tool_choice == "none"  # asked again after seeing: done
+
+
+async def test_a_change_that_failed_may_be_made_again(workspace: Path) -> None:
+    """An edit refused (its old text is not in the file) runs once a write has put that text there."""
+    (workspace / "a.txt").write_text("old\n")
+    edit = ("edit_file", {"path": "a.txt", "old_text": "port = 1", "new_text": "port = 2"})
+    write = ("write_file", {"path": "a.txt", "content": "port = 1\n"})
+    model, _ = answering(calls(("e1", *edit)), calls(("w", *write)), calls(("e2", *edit)), "Done.")
+    space = Workspace(workspace)
+    tools = Registry([EditFile(space, needs_approval=False), WriteFile(space, needs_approval=False)])
+    result = await run(new_run("Set port to 2 in a.txt."), tools, RunOptions(model, controls=[RepeatGuard()]))
+    assert (workspace / "a.txt").read_text() == "port = 2\n" and result.answer == "Done."
