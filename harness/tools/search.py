@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,7 +19,7 @@ import re2
 
 from harness.core.protocols import ResultKind, ToolContext
 from harness.errors import ToolError
-from harness.tools.patterns import glob_matcher, search_pattern
+from harness.tools.patterns import glob_matcher, options, search_pattern
 from harness.tools.views import binary_kind, output_chars
 from harness.tools.workspace import Entry, Workspace
 
@@ -28,6 +28,7 @@ MAX_FILES = 100_000
 PER_FILE = 8  # lines shown of one file before the next file's
 PER_FILE_COUNTS = 5  # files whose count of matching lines the first line gives
 NO_MATCH = "No line matches "
+NEAR = " Lines with a word that begins like one of its words "
 LINE_CHARS = 200
 DEFINITIONS_SHOWN = 10  # lines that define what matched, shown before the rest (whole names first, then parts)
 # A line defines what matched when the match is in the name a declaration keyword introduces (`class
@@ -97,21 +98,31 @@ class Search:
         return await asyncio.to_thread(self.search, args)
 
     def result_kind(self, result: str) -> ResultKind:
-        return "nothing" if result.startswith(NO_MATCH) else "found"
+        """Nothing, unless lines were found: the pattern's, or those of its words' starts (see `word_starts`)."""
+        return "nothing" if result.startswith(NO_MATCH) and NEAR not in result else "found"
 
     def search(self, args: dict[str, Any]) -> str:
-        pattern = search_pattern(args.get("pattern"), bool(args.get("regex", False)))
+        regex = bool(args.get("regex", False))
+        pattern = search_pattern(args.get("pattern"), regex)
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
         where = str(args.get("path") or ".")
         entries = [e for e in self.files(where) if matches is None or matches(e.path)]
-        found = Found(files=len(entries))
         deadline = time.monotonic() + self.seconds
+        found = self.scan(entries, pattern, deadline)
+        starts = word_starts(str(args["pattern"])) if not (regex or found.counts or found.stopped) else []
+        if not starts:
+            return self.written(args, where, found)
+        near = self.scan(entries, re2.compile(rf"\b(?:{'|'.join(starts)})".encode(), options(False)), deadline)
+        return self.written(args, where, found, near, starts)
+
+    def scan(self, entries: list[Entry], pattern: Any, deadline: float) -> Found:
+        found = Found(files=len(entries))
         for entry in entries:
             if time.monotonic() > deadline:
                 found.stopped = True
                 break
             self.search_file(entry, pattern, found)
-        return self.written(args, where, found)
+        return found
 
     def files(self, where: str) -> list[Entry]:
         """The files a search covers: a folder's (the root's by default), or the one file named."""
@@ -158,17 +169,32 @@ class Search:
             if len(shown) < PER_FILE:
                 shown.append((line, words))
 
-    def written(self, args: dict[str, Any], where: str, found: Found) -> str:
+    def written(
+        self, args: dict[str, Any], where: str, found: Found, near: Found | None = None, starts: Sequence[str] = ()
+    ) -> str:
         pattern = args["pattern"]
         scope = "" if where in (".", "") else f" in {where}"
         scope += f" (files matching {args['glob']})" if args.get("glob") else ""
         notes = skipped(found)
         if not found.counts:
             searched = plural(found.searched, "file")
-            return f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})." + stopped(found)
+            missed = f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})."
+            if near is None or not near.counts:
+                return missed + stopped(found)
+            total, files = sum(near.counts.values()), len(near.counts)
+            shown = ", ".join(repr(start) for start in starts)
+            head = (
+                f"{missed}{NEAR}({shown}), which may say it "
+                f"another way: {plural(total, 'line')} in {plural(files, 'file')}{per_file(near)}:"
+            )
+            return self.listed(head, near, "") + stopped(near)
         total, files = sum(found.counts.values()), len(found.counts)
         first = per_file(found) + (" (the lines that define it first)" if found.defined else "")
         head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}{first}:"
+        return self.listed(head, found, notes) + stopped(found)
+
+    def listed(self, head: str, found: Found, notes: str) -> str:
+        """The head, then the lines found (those that define it first) as fit, and what was left out."""
         out, used, left = [head], len(head), dict(found.counts)
         defined = {(path, number) for path, number, _ in found.defined}
         rest = [(p, n, t) for p, lines in found.lines.items() for n, t in lines if (p, n) not in defined]
@@ -190,7 +216,17 @@ class Search:
                        "with path or glob, or a longer pattern]")  # fmt: skip
         if notes:
             out.append(f"[{notes.removeprefix('; ')}]")
-        return "\n".join(out) + stopped(found)
+        return "\n".join(out)
+
+
+def word_starts(pattern: str) -> list[str]:
+    """The starts of a literal pattern's longer words, searched when the pattern itself matches nothing: a
+    word's first letters, all but its last three and at least four (`deprecat` of `deprecation`), for a file
+    that says it in another form (`deprecated`). Letters only, so they need no escaping; none when no word has
+    five letters or more."""
+    words = "".join(c if c.isalpha() and c.isascii() else " " for c in pattern).split()
+    starts = [word[: max(4, len(word) - 3)].lower() for word in words if len(word) >= 5]
+    return list(dict.fromkeys(starts))
 
 
 def definition(line: bytes, start: int, end: int) -> Literal["whole", "part"] | None:

@@ -54,15 +54,15 @@ def test_a_focused_digest_puts_related_results_first_and_leaves_none_out_until_i
 
 
 async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_read_holds(workspace: Path) -> None:
-    """The same listing asked twice is shown once; a search that found nothing for "timeout", where the file
-    read says "timed out", is left out and its line never repeated; a search that found nothing for a word no
-    file read holds stays (a no rests on it)."""
+    """The same listing asked twice is shown once; a search that found nothing for "timeouts" (nor for its
+    word's start, "timeo"), where the file read says "timed out", is left out and its line never repeated; a
+    search that found nothing for a word no file read holds stays (a no rests on it)."""
     space = Workspace(workspace)
     tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
     looked = calls(
         ("l1", "list_files", {}),
         ("l2", "list_files", {"path": "."}),
-        ("s1", "search", {"pattern": "timeout"}),
+        ("s1", "search", {"pattern": "timeouts"}),
         ("s2", "search", {"pattern": "kubernetes"}),
         ("r1", "read_file", {"path": "errors.log"}),
     )
@@ -74,7 +74,7 @@ async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_rea
     kept = read(digest)
     assert result.answer == "errors.log says worker 7 timed out." and kept is not None
     assert [f.call for f in kept[1]] == ['search(pattern="kubernetes")', 'read_file(path="errors.log")', "list_files()"]
-    assert "No line matches 'timeout'" not in digest and digest.count("No line matches") == 1
+    assert "No line matches 'timeouts'" not in digest and digest.count("No line matches") == 1
     assert "errors.log: ERROR worker 7 timed out" in digest.split("share words")[1]
     assert "kubernetes" not in digest.split("share words")[1].split("Answer the question")[0]
 

@@ -204,3 +204,36 @@ def test_a_definition_of_the_whole_name_comes_before_one_of_a_longer_name(tmp_pa
         "a.py:3: class VersionInfo:",
         "b.py:1: Metadata-Version: 2.1",
     }
+
+
+def test_a_literal_that_matches_nothing_shows_the_lines_whose_words_begin_like_its_words(tmp_path: Path) -> None:
+    """A file says it in another form (`timed out`, `rotated`): the starts of the pattern's longer words are
+    searched next, as whole-word starts, and the result says they are not the pattern."""
+    (tmp_path / "a.log").write_text("ok\nthe job timed out after 30 s\nsometime later\n")
+    (tmp_path / "notes.txt").write_text("Logs are Rotated weekly.\n")
+    tool = Search(Workspace(tmp_path))
+    out = tool.search({"pattern": "timeout"})
+    assert out.splitlines() == [
+        "No line matches 'timeout' (searched 2 files). Lines with a word that begins like one of its words "
+        "('time'), which may say it another way: 1 line in 1 file:",
+        "a.log:2: the job timed out after 30 s",  # not `sometime`: a word's start
+    ]
+    assert tool.result_kind(out) == "found"
+    assert search(tmp_path, pattern="log rotation").splitlines()[1:] == ["notes.txt:1: Logs are Rotated weekly."]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"pattern": "timeouts?", "regex": True},  # a regex is the model's own: not widened
+        {"pattern": "tim out"},  # no word of five letters or more
+        {"pattern": "kangaroo"},  # no word begins like it either
+    ],
+)
+def test_a_search_that_finds_nothing_even_by_its_words_starts_says_only_that(
+    tmp_path: Path, args: dict[str, object]
+) -> None:
+    (tmp_path / "a.log").write_text("the job timed out after 30 s\n")
+    tool = Search(Workspace(tmp_path))
+    out = tool.search(args)
+    assert out == f"No line matches {args['pattern']!r} (searched 1 file)." and tool.result_kind(out) == "nothing"
