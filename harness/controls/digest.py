@@ -244,11 +244,13 @@ def superseded_left_out(found: list[Finding], kind: Callable[[Finding], ResultKi
     for "timeout" that found no line, where a file read says "timed out"; a search for a file's name, where
     that file was read. Such a result says only that a word was written another way, and a small model
     reads "no line matches" beside the answer as a no. A search that found nothing for words no file read
-    holds stays: it is what a no rests on. (A listing's names do not count: a file named for a word need
-    not say it.)"""
+    holds stays: it is what a no rests on. A search that found its words only written another way (`near`)
+    is left out the same way: the file read holds its lines. (A listing's names do not count: a file named
+    for a word need not say it.)"""
     read = [f for f in found if kind(f) in SAYS]
     held: set[str] = set().union(*(words(f.result) | string_words(f) for f in read))
-    return [f for f in found if not (kind(f) == "nothing" and (wanted := string_words(f)) and wanted <= held)]
+    missed = ("nothing", "near")
+    return [f for f in found if not (kind(f) in missed and (wanted := string_words(f)) and wanted <= held)]
 
 
 def string_words(finding: Finding) -> set[str]:

@@ -94,9 +94,10 @@ class Tool(Protocol):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> Awaitable[str]: ...
 
 
-ResultKind = Literal["names", "nothing", "found", "lines"]
-"""What a tool's result holds: names (a listing of files), nothing (a search that found no line), found (the
-lines a search found, each after its file), or lines of what files say (the default: a file read)."""
+ResultKind = Literal["names", "nothing", "near", "found", "lines"]
+"""What a tool's result holds: names (a listing of files), nothing (a search that found no line), near (a search
+that found no line, and the lines of words written another way), found (the lines a search found, each after
+its file), or lines of what files say (the default: a file read)."""
 
 
 @runtime_checkable

@@ -98,8 +98,10 @@ class Search:
         return await asyncio.to_thread(self.search, args)
 
     def result_kind(self, result: str) -> ResultKind:
-        """Nothing, unless lines were found: the pattern's, or those of its words' starts (see `word_starts`)."""
-        return "nothing" if result.startswith(NO_MATCH) and NEAR not in result else "found"
+        """Nothing, near (the lines of its words' starts, see `word_starts`), or found."""
+        if result.startswith(NO_MATCH):
+            return "near" if NEAR in result.split("\n", 1)[0] else "nothing"
+        return "found"
 
     def search(self, args: dict[str, Any]) -> str:
         regex = bool(args.get("regex", False))

@@ -55,8 +55,9 @@ def test_a_focused_digest_puts_related_results_first_and_leaves_none_out_until_i
 
 async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_read_holds(workspace: Path) -> None:
     """The same listing asked twice is shown once; a search that found nothing for "timeouts" (nor for its
-    word's start, "timeo"), where the file read says "timed out", is left out and its line never repeated; a
-    search that found nothing for a word no file read holds stays (a no rests on it)."""
+    word's start, "timeo"), where the file read says "timed out", is left out and its line never repeated, and
+    so is one for "timeout" that found the line only by its word's start; a search that found nothing for a
+    word no file read holds stays (a no rests on it)."""
     space = Workspace(workspace)
     tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
     looked = calls(
@@ -64,6 +65,7 @@ async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_rea
         ("l2", "list_files", {"path": "."}),
         ("s1", "search", {"pattern": "timeouts"}),
         ("s2", "search", {"pattern": "kubernetes"}),
+        ("s3", "search", {"pattern": "timeout"}),
         ("r1", "read_file", {"path": "errors.log"}),
     )
     model, seen = answering(looked, "errors.log says worker 7 timed out.")
@@ -74,7 +76,9 @@ async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_rea
     kept = read(digest)
     assert result.answer == "errors.log says worker 7 timed out." and kept is not None
     assert [f.call for f in kept[1]] == ['search(pattern="kubernetes")', 'read_file(path="errors.log")', "list_files()"]
-    assert "No line matches 'timeouts'" not in digest and digest.count("No line matches") == 1
+    assert "No line matches 'timeout" not in digest and digest.count("No line matches") == 1
+    near = "'timeout' (searched 3 files). Lines with a word that begins like"
+    assert any(near in str(m["content"]) for m in result.messages if m["role"] == "tool")  # the search found it
     assert "errors.log: ERROR worker 7 timed out" in digest.split("share words")[1]
     assert "kubernetes" not in digest.split("share words")[1].split("Answer the question")[0]
 

@@ -218,7 +218,7 @@ def test_a_literal_that_matches_nothing_shows_the_lines_whose_words_begin_like_i
         "('time'), which may say it another way: 1 line in 1 file:",
         "a.log:2: the job timed out after 30 s",  # not `sometime`: a word's start
     ]
-    assert tool.result_kind(out) == "found"
+    assert tool.result_kind(out) == "near"
     assert search(tmp_path, pattern="log rotation").splitlines()[1:] == ["notes.txt:1: Logs are Rotated weekly."]
 
 
