@@ -168,6 +168,7 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
 
 
 SAYS: frozenset[ResultKind] = frozenset(("lines", "found"))  # results that hold what files say
+MISSES: frozenset[ResultKind] = frozenset(("nothing", "near"))  # searches that found no line of their pattern
 MAX_RESULT_LINES = 60
 STOP_WORDS = frozenset((  # function words, and the nouns every question to a file assistant uses
     "a", "an", "the", "any", "some", "of", "about", "to", "on", "for", "in", "into", "it", "its", "is", "are",
@@ -249,8 +250,7 @@ def superseded_left_out(found: list[Finding], kind: Callable[[Finding], ResultKi
     for a word need not say it.)"""
     read = [f for f in found if kind(f) in SAYS]
     held: set[str] = set().union(*(words(f.result) | string_words(f) for f in read))
-    missed = ("nothing", "near")
-    return [f for f in found if not (kind(f) in missed and (wanted := string_words(f)) and wanted <= held)]
+    return [f for f in found if not (kind(f) in MISSES and (wanted := string_words(f)) and wanted <= held)]
 
 
 def string_words(finding: Finding) -> set[str]:

@@ -34,7 +34,7 @@ class RepeatGuard(Hooks):
     """An identical read-only call that already ran is not run again: its slot says so and points at the
     earlier result, and a read-only tool without arguments that already ran is set aside (its one call is
     made). A call that changes something makes every read new again; the same change made again (an edit
-    that adds a line adds it twice) is not run, and its slot says the change is already there. After
+    that adds a line adds it twice) is not run, and its slot says that change succeeded. After
     `before_answer` such repeats the next turn asks for the answer: a model that asks again for what it
     has, when it could have answered, is done (a repeat made under a forced choice does not count)."""
 
