@@ -108,7 +108,8 @@ class ListFiles:
         else:
             leader = f"; {leading(ordered, order)}" if args.get("sort") in ORDERS else ""
             lines = [f"{count}{scope}, {order} first{leader}:"]
-            lines += fitted([line_of(e, order) for e in ordered], folders(entries), self.output_chars)
+            level = 0 if where in (".", "") else len(self.workspace.folder_parts(where))
+            lines += fitted(ordered, order, level, self.output_chars)
         if walked.skipped:
             lines.append(
                 f"({walked.skipped} other entries not shown: links, special files or files with several names)"
@@ -132,12 +133,21 @@ def folders(entries: list[Entry]) -> list[str]:
     return [f"{name} ({n:,} file{'s' * (n != 1)}, {size:,} bytes)" for name, (n, size) in ordered if name.endswith("/")]
 
 
-def fitted(files: list[str], by_folder: list[str], chars: int) -> list[str]:
-    """Every file line when they fit in `chars`; else the largest that fit beside a line per folder."""
+TOP_ROOM = 600  # characters kept for the listed folder's own files that the cut left out
+
+
+def fitted(ordered: list[Entry], order: str, level: int, chars: int) -> list[str]:
+    """Every file line when they fit in `chars`; else the first in the order that fit, a line per folder, and
+    the listed folder's own files (`level` folders deep) that were left out: `ls` shows a folder's own files
+    first, and a project's LICENSE, pyproject.toml and README are small files at its top, below every large
+    one."""
+    files = [line_of(e, order) for e in ordered]
     if sum(len(line) + 1 for line in files) <= chars:
         return files
+    by_folder = folders(ordered)
     summary = ["By folder:", *by_folder] if by_folder else []
-    room = chars - sum(len(line) + 1 for line in summary) - 200
+    reserve = sum(len(line) + 1 for line in own_files(ordered, level))  # at most TOP_ROOM
+    room = chars - sum(len(line) + 1 for line in summary) - 200 - reserve
     shown_lines: list[str] = []
     for line in files:
         if room - len(line) - 1 < 0:
@@ -146,7 +156,25 @@ def fitted(files: list[str], by_folder: list[str], chars: int) -> list[str]:
         room -= len(line) + 1
     hint = (f"[{len(files) - len(shown_lines):,} {NOT_SHOWN}; call list_files with path set to a folder, "
             "or with a glob such as *.py, to list them]")  # fmt: skip
-    return [*shown_lines, hint, *summary]
+    return [*shown_lines, hint, *summary, *own_files(ordered[len(shown_lines) :], level)]
+
+
+def own_files(left_out: list[Entry], level: int) -> list[str]:
+    """A line naming the files directly in the listed folder that the cut left out, as many as fit TOP_ROOM."""
+    own = [e for e in left_out if e.path.count("/") == level]
+    if not own:
+        return []
+    head = "Files directly in the listed folder, not shown above: "
+    names: list[str] = []
+    room = TOP_ROOM - len(head) - 40
+    for entry in own:
+        name = f"{shown(entry.path)} ({entry.size:,} bytes)"
+        if room - len(name) - 2 < 0:
+            break
+        names.append(name)
+        room -= len(name) + 2
+    more = f" and {len(own) - len(names):,} more" if len(names) < len(own) else ""
+    return [head + ", ".join(names) + more]
 
 
 MOST_LEADERS = 3  # files sharing the first place that the first line names

@@ -125,6 +125,20 @@ def test_a_large_tree_lists_the_largest_files_that_fit_a_line_per_folder_and_how
     assert by == ["src/ (200 files, 10,100 bytes)", "docs/ (100 files, 5,050 bytes)", "tests/ (100 files, 5,050 bytes)"]
 
 
+def test_a_cut_listing_names_the_listed_folders_own_files_it_left_out(big_tree: Path) -> None:
+    """A project's LICENSE and pyproject.toml are small files at its top, below every large one: `ls` shows a
+    folder's own files first, and so does the end of a listing cut to fit."""
+    (big_tree / "LICENSE").write_text("MIT")
+    (big_tree / ".gitignore").write_text("*.pyc")
+    lines = listing(big_tree, chars=3000).splitlines()
+    own = [line for line in lines if line.startswith("Files directly in the listed folder")]
+    assert own == ["Files directly in the listed folder, not shown above: .gitignore (5 bytes), LICENSE (3 bytes)"]
+    assert "README.md (5,000 bytes)" in lines[:3]  # shown above, so not named again
+    sub = listing(big_tree, chars=1000, path="src").splitlines()  # src's own files: none, its folders hold them
+    assert not any(line.startswith("Files directly") for line in sub)
+    assert not any(line.startswith("Files directly") for line in listing(big_tree, chars=100_000).splitlines())
+
+
 def test_a_folder_or_a_glob_lists_just_those_files_with_paths_from_the_root(big_tree: Path) -> None:
     """Beside the whole folder's count: small models asked how many files there are in all answered with the
     count of the last folder they had listed."""
