@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -189,19 +189,23 @@ class Search:
                 f"{missed}{NEAR}({shown}), which may say it "
                 f"another way: {plural(total, 'line')} in {plural(files, 'file')}{per_file(near)}:"
             )
-            return self.listed(head, near, "") + stopped(near)
+            return self.listed(head, near, "", closest(str(pattern))) + stopped(near)
         total, files = sum(found.counts.values()), len(found.counts)
         first = per_file(found) + (" (the lines that define it first)" if found.defined else "")
         head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}{first}:"
         return self.listed(head, found, notes) + stopped(found)
 
-    def listed(self, head: str, found: Found, notes: str) -> str:
-        """The head, then the lines found (those that define it first) as fit, and what was left out."""
+    def listed(self, head: str, found: Found, notes: str, rank: Callable[[str], int] | None = None) -> str:
+        """The head, then the lines found (those that define it first, or those `rank` puts first) as fit,
+        and what was left out."""
         out, used, left = [head], len(head), dict(found.counts)
         defined = {(path, number) for path, number, _ in found.defined}
         rest = [(p, n, t) for p, lines in found.lines.items() for n, t in lines if (p, n) not in defined]
+        ordered = [*found.defined, *rest]
+        if rank is not None:
+            ordered.sort(key=lambda line: -rank(line[2]))  # stable: the same rank keeps the files' order
         full: set[str] = set()  # files one of whose lines did not fit: the rest of them is left out too
-        for path, number, text in [*found.defined, *rest]:
+        for path, number, text in ordered:
             entry = f"{path}:{number}: {text}"
             if path in full or used + len(entry) + 200 > self.output_chars:
                 full.add(path)
@@ -229,6 +233,21 @@ def word_starts(pattern: str) -> list[str]:
     words = "".join(c if c.isalpha() and c.isascii() else " " for c in pattern).split()
     starts = [word[: max(4, len(word) - 3)].lower() for word in words if len(word) >= 5]
     return list(dict.fromkeys(starts))
+
+
+def closest(pattern: str) -> Callable[[str], int]:
+    """How many of the pattern's words a line holds, each as the start of one of its words (the start
+    `word_starts` takes of a longer word, the first three letters of a word of three or four): the lines a
+    widened search lists first, as a search engine ranks the documents that hold more of the query's words
+    first (`log rotation` before `rotate the API keys`, for `rotate logs`)."""
+    words = [w.lower() for w in "".join(c if c.isalpha() and c.isascii() else " " for c in pattern).split()]
+    starts = {word[: max(4, len(word) - 3)] if len(word) >= 5 else word[:3] for word in words if len(word) >= 3}
+    begins = re2.compile(rf"\b(?:{'|'.join(sorted(starts))})", options(False)) if starts else None
+
+    def held(line: str) -> int:
+        return len({m.group(0).lower() for m in begins.finditer(line)}) if begins is not None else 0
+
+    return held
 
 
 def definition(line: bytes, start: int, end: int) -> Literal["whole", "part"] | None:

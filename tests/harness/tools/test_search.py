@@ -222,6 +222,21 @@ def test_a_literal_that_matches_nothing_shows_the_lines_whose_words_begin_like_i
     assert search(tmp_path, pattern="log rotation").splitlines()[1:] == ["notes.txt:1: Logs are Rotated weekly."]
 
 
+def test_the_lines_that_hold_more_of_the_patterns_words_come_first(tmp_path: Path) -> None:
+    """Asked about rotating logs, a model names the first file listed: the line about the logs' rotation comes
+    before a line that only rotates something else, whatever order the files were walked in."""
+    (tmp_path / "a_todo.md").write_text("- [x] rotate the API keys\n- [ ] rotate the tyres\n")
+    (tmp_path / "b_notes.txt").write_text("- set up weekly log rotation on the web hosts\n")
+    (tmp_path / "c_misc.txt").write_text("rotating shifts\n")
+    out = search(tmp_path, pattern="rotate logs").splitlines()
+    assert out[1] == "b_notes.txt:1: - set up weekly log rotation on the web hosts"
+    assert out[2:] == [
+        "a_todo.md:1: - [x] rotate the API keys",
+        "a_todo.md:2: - [ ] rotate the tyres",
+        "c_misc.txt:1: rotating shifts",
+    ]  # fmt: skip  (one word each: in the order walked)
+
+
 @pytest.mark.parametrize(
     "args",
     [
