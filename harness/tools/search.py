@@ -230,9 +230,13 @@ def word_starts(pattern: str) -> list[str]:
     word's first letters, all but its last three and at least four (`deprecat` of `deprecation`), for a file
     that says it in another form (`deprecated`). Letters only, so they need no escaping; none when no word has
     five letters or more."""
-    words = "".join(c if c.isalpha() and c.isascii() else " " for c in pattern).split()
-    starts = [word[: max(4, len(word) - 3)].lower() for word in words if len(word) >= 5]
+    starts = [word[: max(4, len(word) - 3)].lower() for word in letter_words(pattern) if len(word) >= 5]
     return list(dict.fromkeys(starts))
+
+
+def letter_words(pattern: str) -> list[str]:
+    """The pattern's runs of ASCII letters (they need no escaping in a pattern)."""
+    return "".join(c if c.isalpha() and c.isascii() else " " for c in pattern).split()
 
 
 def closest(pattern: str) -> Callable[[str], int]:
@@ -240,7 +244,7 @@ def closest(pattern: str) -> Callable[[str], int]:
     `word_starts` takes of a longer word, the first three letters of a word of three or four): the lines a
     widened search lists first, as a search engine ranks the documents that hold more of the query's words
     first (`log rotation` before `rotate the API keys`, for `rotate logs`)."""
-    words = [w.lower() for w in "".join(c if c.isalpha() and c.isascii() else " " for c in pattern).split()]
+    words = [w.lower() for w in letter_words(pattern)]
     starts = {word[: max(4, len(word) - 3)] if len(word) >= 5 else word[:3] for word in words if len(word) >= 3}
     begins = re2.compile(rf"\b(?:{'|'.join(sorted(starts))})", options(False)) if starts else None
 
