@@ -108,8 +108,7 @@ class ListFiles:
         else:
             leader = f"; {leading(ordered, order)}" if args.get("sort") in ORDERS else ""
             lines = [f"{count}{scope}, {order} first{leader}:"]
-            level = 0 if where in (".", "") else len(self.workspace.folder_parts(where))
-            lines += fitted(ordered, order, level, self.output_chars)
+            lines += fitted(ordered, order, len(self.workspace.folder_parts(where)), self.output_chars)
         if walked.skipped:
             lines.append(
                 f"({walked.skipped} other entries not shown: links, special files or files with several names)"

@@ -230,8 +230,13 @@ def word_starts(pattern: str) -> list[str]:
     word's first letters, all but its last three and at least four (`deprecat` of `deprecation`), for a file
     that says it in another form (`deprecated`). Letters only, so they need no escaping; none when no word has
     five letters or more."""
-    starts = [word[: max(4, len(word) - 3)].lower() for word in letter_words(pattern) if len(word) >= 5]
+    starts = [word_start(word).lower() for word in letter_words(pattern) if len(word) >= 5]
     return list(dict.fromkeys(starts))
+
+
+def word_start(word: str) -> str:
+    """A word's first letters, all but its last three and at least four."""
+    return word[: max(4, len(word) - 3)]
 
 
 def letter_words(pattern: str) -> list[str]:
@@ -245,13 +250,11 @@ def closest(pattern: str) -> Callable[[str], int]:
     widened search lists first, as a search engine ranks the documents that hold more of the query's words
     first (`log rotation` before `rotate the API keys`, for `rotate logs`)."""
     words = [w.lower() for w in letter_words(pattern)]
-    starts = {word[: max(4, len(word) - 3)] if len(word) >= 5 else word[:3] for word in words if len(word) >= 3}
-    begins = re2.compile(rf"\b(?:{'|'.join(sorted(starts))})", options(False)) if starts else None
-
-    def held(line: str) -> int:
-        return len({m.group(0).lower() for m in begins.finditer(line)}) if begins is not None else 0
-
-    return held
+    starts = {word_start(word) if len(word) >= 5 else word[:3] for word in words if len(word) >= 3}
+    if not starts:
+        return lambda line: 0
+    begins = re2.compile(rf"\b(?:{'|'.join(sorted(starts))})", options(False))
+    return lambda line: len({m.group(0).lower() for m in begins.finditer(line)})
 
 
 def definition(line: bytes, start: int, end: int) -> Literal["whole", "part"] | None:
