@@ -18,7 +18,7 @@ from typing import Any
 from evals.project import PROJECT_FACTS, Planted, project
 
 LOOKING = ["list_files", "read_file", "search"]
-WRITING = [*LOOKING, "write_file", "edit_file"]
+WRITING = [*LOOKING, "write_file", "edit_file", "append_file"]
 DELETING = [*LOOKING, "delete_file"]
 
 ROTATION = r"log rotation|rotat\w* (?:the |your )?logs"

@@ -104,7 +104,9 @@ class Check(Strict):
     value: str | None = None  # a change's value: the new setting, the line to append
 
 
-ToolName = Literal["list_files", "read_file", "search", "write_file", "edit_file", "delete_file", "scan_archive"]
+ToolName = Literal[
+    "list_files", "read_file", "search", "write_file", "edit_file", "append_file", "delete_file", "scan_archive"
+]
 READING: tuple[ToolName, ...] = ("list_files", "read_file", "search")
 
 

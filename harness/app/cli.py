@@ -48,14 +48,15 @@ EXIT_USAGE, EXIT_INTERNAL = 2, 70
 DEADLINE_GRACE_S = 3.0
 ACTIONS = ("run", "resume", "show")
 DEFAULT_STATE_DIR = ".harness/runs"
-TOOL_TABLE = """tools (the first three unless --tools names others; --allow-writes adds write_file and
-edit_file, a command preset run_command, --research-model research):
+TOOL_TABLE = """tools (the first three unless --tools names others; --allow-writes adds write_file,
+edit_file and append_file, a command preset run_command, --research-model research):
   list_files(path?,glob?,sort?)  read-only  the files and their sizes, largest (smallest, newest) first
   read_file(path,offset?,limit?) read-only  a text file, a window of numbered lines when long; binaries described
   search(pattern,path?,glob?,regex?) read-only  matching lines as path:line: text (RE2; .gitignore honoured)
   delete_file(path)              write      needs approval
   write_file(path,content)       write      atomic; the folder must exist; needs approval unless --allow-writes
   edit_file(path,old_text,new_text) write  one exact replacement; old_text must occur once; approval as write_file
+  append_file(path,content)      write      lines added at the end; the rest kept; approval as write_file
   scan_archive()                 read-only  a demonstration: slow (about 3 s), reports progress, stops on Ctrl-C
   research(question)             read-only  a sub-agent with its own limits (6 turns, $0.05)
   run_command(command)           write      a preset named by --command/--trusted-command/--commands-file"""
@@ -106,7 +107,9 @@ def add_run(commands: Any) -> None:
     start.add_argument("--dedupe", action="store_true", help="reuse results of identical read-only calls")
     start.add_argument("--dedupe-all", action="store_true", help="UNSAFE: reuse results of identical writes too")
     start.add_argument("--tool-errors", choices=["text", "silent", "fatal"], default="text")
-    start.add_argument("--allow-writes", action="store_true", help="offer write_file, edit_file; no approval")
+    start.add_argument(
+        "--allow-writes", action="store_true", help="offer write_file, edit_file, append_file; no approval"
+    )
     start.add_argument("--command", action="append", default=[], metavar="NAME=CMD", help="a preset (needs approval)")
     start.add_argument("--trusted-command", action="append", default=[], metavar="NAME=CMD", help="no approval")
     start.add_argument("--commands-file", help="TOML file of [commands.NAME] presets")
@@ -151,6 +154,7 @@ def tools_from(args: argparse.Namespace, presets: tuple[CommandPreset, ...]) -> 
     implied = {
         "write_file": args.allow_writes,
         "edit_file": args.allow_writes,
+        "append_file": args.allow_writes,
         "run_command": bool(presets),
         "research": bool(args.research_model),
     }

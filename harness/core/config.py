@@ -41,8 +41,8 @@ class CommandPreset:
 # names others (writing, deleting, commands and the research sub-agent are asked for; scan_archive is the
 # scripted scenarios' and the chapter's demonstration tool, offered only when named)
 ALL_TOOLS = (
-    "list_files", "read_file", "search", "delete_file", "write_file", "edit_file", "scan_archive", "research",
-    "run_command",
+    "list_files", "read_file", "search", "delete_file", "write_file", "edit_file", "append_file", "scan_archive",
+    "research", "run_command",
 )  # fmt: skip
 LOOKING_TOOLS = ("list_files", "read_file", "search")
 

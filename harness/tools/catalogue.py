@@ -17,7 +17,7 @@ from harness.tools.research import Research
 from harness.tools.search import Search
 from harness.tools.views import output_chars
 from harness.tools.workspace import Workspace
-from harness.tools.writes import EditFile, WriteFile
+from harness.tools.writes import AppendFile, EditFile, WriteFile
 
 
 def reading_tools(workspace: Workspace, chars: int = output_chars(None)) -> list[Tool]:
@@ -51,6 +51,7 @@ def catalogue(
         "delete_file": DeleteFile(workspace, needs_approval=approve_deletes),
         "write_file": WriteFile(workspace, needs_approval=approve_writes),
         "edit_file": EditFile(workspace, needs_approval=approve_writes),
+        "append_file": AppendFile(workspace, needs_approval=approve_writes),
         "scan_archive": scan or ScanArchive(),
     }
     if research_model is not None:

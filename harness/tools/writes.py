@@ -1,4 +1,4 @@
-"""write_file and edit_file: atomic, confined writes that a retry after a crash does not repeat."""
+"""write_file, append_file and edit_file: atomic, confined writes that a retry after a crash does not repeat."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import asyncio
 import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.protocols import ToolContext
 from harness.errors import ToolError
-from harness.tools.views import SNIFF_BYTES, binary_kind
+from harness.tools.views import SNIFF_BYTES, binary_kind, window
 from harness.tools.workspace import Workspace
 
 PATH_AND_CONTENT: Mapping[str, Any] = {
@@ -20,6 +20,15 @@ PATH_AND_CONTENT: Mapping[str, Any] = {
     "properties": {
         "path": {"type": "string", "description": "file path relative to the workspace; its folder must exist"},
         "content": {"type": "string", "description": "the whole new content of the file"},
+    },
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+APPENDING: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "file path relative to the workspace; its folder must exist"},
+        "content": {"type": "string", "description": "the text to add after the file's last line"},
     },
     "required": ["path", "content"],
     "additionalProperties": False,
@@ -37,7 +46,6 @@ EDITING: Mapping[str, Any] = {
     "required": ["path", "old_text", "new_text"],
     "additionalProperties": False,
 }
-NUMBERED = re.compile(r"(?m)^\d+: ")  # how read_file numbers the lines of a window
 
 
 @dataclass
@@ -54,6 +62,15 @@ class WriteFile:
     read_only: bool = False
     honours_idempotency_key: bool = True
 
+    def unread_advice(self, offered: Collection[str]) -> str:
+        """What to call once shown the file a call would have replaced unseen."""
+        append = "To add lines at its end, call append_file; to" if "append_file" in offered else "To"
+        return f"{append} replace it, call write_file again with the whole new content."
+
+    def reads_first(self, args: dict[str, Any]) -> str | None:
+        """The file to read before this call replaces it."""
+        return args.get("path")
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path, data = args["path"], args["content"].encode("utf-8")
         if len(data) > self.max_bytes:
@@ -62,6 +79,47 @@ class WriteFile:
         if not wrote:
             return f"{path} already has this content ({len(data):,} bytes); nothing was written."
         return f"Wrote {len(data):,} bytes to {path}."
+
+
+@dataclass
+class AppendFile:
+    """Text added at the end of a file (created when missing) on a line of its own, the file keeping its final
+    newline if it had one (as AutoGPT's append_to_file and a shell's `>>`): a small model asked to add a line
+    cannot copy a whole file back, or an edit's exact neighbouring line, without losing or changing one.
+    Written like write_file (atomic, confined, approval); a retried append whose text already ends the file
+    is not added again."""
+
+    workspace: Workspace
+    max_bytes: int = 1_000_000
+    needs_approval: bool = True
+    name: str = "append_file"
+    description: str = (
+        "Add text at the end of a text file in the workspace, as new lines; what the file holds is kept. A file "
+        "that does not exist is created; its folder must exist."
+    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: APPENDING)
+    read_only: bool = False
+    honours_idempotency_key: bool = True
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        path, content = args["path"], args["content"]
+        if not content.strip("\n"):
+            raise ToolError("content is empty: give the text to add at the end of " + path)
+        old = await asyncio.to_thread(self.text_or_nothing, path)
+        if ctx.retry and old.rstrip("\n").endswith(content.rstrip("\n")):
+            return f"{path} already ends with this text (the attempt before the run stopped added it)."
+        ending = "\n" if old.endswith("\n") and not content.endswith("\n") else ""
+        updated = (old + ("\n" if old and not old.endswith("\n") else "") + content + ending).encode("utf-8")
+        if len(updated) > self.max_bytes:
+            raise ToolError(f"the file would be {len(updated):,} bytes; the limit is {self.max_bytes:,} bytes")
+        await asyncio.to_thread(self.workspace.write_atomic, path, updated)
+        return f"Added {plural_lines(content.strip(chr(10)))} at the end of {path} (now {len(updated):,} bytes)."
+
+    def text_or_nothing(self, path: str) -> str:
+        """The file's text, or "" when there is no file at the path yet."""
+        if not self.workspace.exists(path):
+            return ""
+        return text_in(self.workspace, path, self.max_bytes, "append_file adds to")
 
 
 @dataclass
@@ -83,13 +141,22 @@ class EditFile:
     read_only: bool = False
     honours_idempotency_key: bool = True
 
+    def unread_advice(self, offered: Collection[str]) -> str:
+        """What to call once shown the file a call would have edited unseen."""
+        return "Call edit_file again with old_text copied exactly from these lines."
+
+    def reads_first(self, args: dict[str, Any]) -> str | None:
+        """The file to read before this call edits it."""
+        return args.get("path")
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path, old, new = args["path"], args["old_text"], args["new_text"]
-        text = await asyncio.to_thread(self.text_of, path)
+        text = await asyncio.to_thread(text_in, self.workspace, path, self.max_bytes, "edit_file changes")
         if not old:
             raise ToolError("old_text is empty: give the exact text to replace, as read_file shows it" + at_end(text))
-        if old not in text and NUMBERED.search(old):
-            old = NUMBERED.sub("", old)  # copied from a window with its line numbers
+        numbered = numbering(path)
+        if old not in text and numbered.search(old):  # copied from a window or a search, numbers and all
+            old, new = numbered.sub("", old), numbered.sub("", new)
         count = text.count(old)
         if count == 0:
             if ctx.retry and new and new in text:
@@ -97,27 +164,54 @@ class EditFile:
             raise ToolError(
                 f"old_text is not in {path}: read_file shows what it says; copy the text exactly" + nearest(text, old)
             )
+        split = splits_line(text, old, new)
+        if split:
+            raise ToolError(split)
         if count > 1:
             lines = ", ".join(str(n) for n in lines_holding(text, old)[:10])
             raise ToolError(f"old_text occurs {count} times in {path} (lines {lines}): give more of the text "
                             "around the place to change, so that it occurs once")  # fmt: skip
-        updated = text.replace(old, new, 1).encode("utf-8")
+        after = text.replace(old, new, 1)
+        updated = after.encode("utf-8")
         if len(updated) > self.max_bytes:
             raise ToolError(f"the file would be {len(updated):,} bytes; the limit is {self.max_bytes:,} bytes")
         await asyncio.to_thread(self.workspace.write_atomic, path, updated)
-        line = line_at(text, text.index(old))
-        return f"Edited {path} at line {line}: replaced {plural_lines(old)} with {plural_lines(new)}."
+        at = text.index(old)
+        first, last = line_at(text, at), line_at(after, at + len(new))
+        changed = f"Edited {path} at line {first}: replaced {plural_lines(old)} with {plural_lines(new)}."
+        return f"{changed} {around(path, after, first, last)}"
 
-    def text_of(self, path: str) -> str:
-        data, size = self.workspace.read_bytes(path, self.max_bytes + 1)
-        if size > self.max_bytes:
-            raise ToolError(f"{path} is {size:,} bytes; edit_file changes files of at most {self.max_bytes:,} bytes")
-        if binary_kind(data[:SNIFF_BYTES]) is not None:
-            raise ToolError(f"{path} is a binary file; edit_file changes text files")
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ToolError(f"{path} is not UTF-8 text; edit_file changes UTF-8 text files") from exc
+
+def text_in(workspace: Workspace, path: str, max_bytes: int, changes: str) -> str:
+    """A text file's content, for a tool that `changes` (its words: "edit_file changes") such files."""
+    data, size = workspace.read_bytes(path, max_bytes + 1)
+    if size > max_bytes:
+        raise ToolError(f"{path} is {size:,} bytes; {changes} files of at most {max_bytes:,} bytes")
+    if binary_kind(data[:SNIFF_BYTES]) is not None:
+        raise ToolError(f"{path} is a binary file; {changes} text files")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"{path} is not UTF-8 text; {changes} UTF-8 text files") from exc
+
+
+def numbering(path: str) -> re.Pattern[str]:
+    """What read_file (`7: `) and search (`docs/a.md:7: `) put before each line of the file they show."""
+    return re.compile(rf"(?m)^(?:{re.escape(path)}:)?\d+: ")
+
+
+AROUND_LINES = 2  # lines shown before and after the ones an edit wrote
+AROUND_CHARS = 1_500
+
+
+def around(path: str, text: str, first: int, last: int) -> str:
+    """The lines an edit wrote, with a few either side (as SWE-agent's editor and Claude Code's Edit show
+    them): a model that replaced part of a line, or added a line break it did not mean, sees what it did."""
+    start = max(1, first - AROUND_LINES)
+    shown = window(text, start, last + AROUND_LINES - start + 1, AROUND_CHARS)
+    if shown.whole:
+        return f"{path} now reads:\n{shown.text}"
+    return f"Lines {shown.first:,}-{shown.last:,} now read:\n{shown.text}"
 
 
 MOST_LINES_COMPARED = 5_000  # a longer file gets no suggestion: comparing every line would take too long
@@ -143,6 +237,22 @@ def nearest(text: str, old: str) -> str:
     if not close or len(close[0]) > SHOWN_CHARS:
         return ""
     return f". The line most like it is line {lines.index(close[0]) + 1}: {json.dumps(close[0], ensure_ascii=False)}"
+
+
+def splits_line(text: str, old: str, new: str) -> str:
+    """Why an edit would break a line in two (old_text ends inside a line, new_text ends with a line break:
+    the model took a line's beginning for the whole line), or "" when it would not."""
+    at = text.find(old)
+    end = at + len(old)
+    if old.endswith("\n") or not new.endswith("\n") or end >= len(text) or text[end] in "\r\n":
+        return ""
+    start, stop = text.rfind("\n", 0, at) + 1, text.find("\n", end)
+    line = text[start : len(text) if stop == -1 else stop]
+    if len(line) > SHOWN_CHARS:
+        return ""
+    return (f"old_text ends inside line {line_at(text, at)}, {json.dumps(line, ensure_ascii=False)}, and new_text "
+            "ends with a line break, so the rest of that line would be left on a line of its own: give the whole "
+            "line as old_text")  # fmt: skip
 
 
 def lines_holding(text: str, old: str) -> list[int]:

@@ -19,7 +19,7 @@ from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.tools.base import Registry
 from harness.tools.workspace import Workspace
-from harness.tools.writes import EditFile, WriteFile
+from harness.tools.writes import AppendFile, EditFile, WriteFile
 from tests.conftest import ROOT
 from tests.harness.helpers import calls, script
 
@@ -101,7 +101,9 @@ async def test_an_edit_replaces_the_one_place_and_keeps_every_other_byte(workspa
     (workspace / "settings.ini").write_bytes(before)
     tool = EditFile(Workspace(workspace))
     out = await tool.run({"path": "settings.ini", "old_text": "port = 1869", "new_text": "port = 17259"}, context())
-    assert out == "Edited settings.ini at line 2: replaced 1 line with 1 line."
+    assert out.startswith(
+        "Edited settings.ini at line 2: replaced 1 line with 1 line. Lines 1-4 now read:\n1: [server]"
+    )
     assert (workspace / "settings.ini").read_bytes() == before.replace(b"1869", b"17259")
 
 
@@ -155,3 +157,117 @@ async def test_an_edit_refuses_a_binary_file_and_a_retry_of_a_landed_edit_report
     with pytest.raises(ToolError, match=r"old_text is not in a\.txt"):
         await tool.run(args, context())  # the same call, not a retry: the text is gone
     assert (workspace / "a.txt").read_text() == "port = 3\n"
+
+
+async def test_an_edit_copied_from_search_results_loses_their_path_and_line_prefix(workspace: Path) -> None:
+    (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] c\n")
+    tool = EditFile(Workspace(workspace))
+    args = {"path": "todo.md", "old_text": "todo.md:3: - [x] c", "new_text": "todo.md:3: - [x] c\n- [ ] d"}
+    assert (await tool.run(args, context())).startswith("Edited todo.md at line 3: replaced 1 line with 2 lines.")
+    assert (workspace / "todo.md").read_text() == "# To do\n- [ ] a\n- [x] c\n- [ ] d\n"
+    with pytest.raises(ToolError, match=r"old_text is not in todo\.md"):  # another file's prefix is not this file's
+        await tool.run({"path": "todo.md", "old_text": "notes.md:2: - [ ] a", "new_text": "x"}, context())
+
+
+async def test_an_append_adds_lines_at_the_end_and_keeps_the_files_final_newline(workspace: Path) -> None:
+    (workspace / "todo.md").write_text("# To do\n- [x] c\n")
+    (workspace / "bare.txt").write_text("one")
+    tool = AppendFile(Workspace(workspace))
+    out = await tool.run(
+        {
+            "path": "todo.md",
+            "content": "- [ ] d",
+        },
+        context(),
+    )
+    assert out == "Added 1 line at the end of todo.md (now 24 bytes)."
+    assert (workspace / "todo.md").read_text() == "# To do\n- [x] c\n- [ ] d\n"
+    await tool.run(
+        {
+            "path": "bare.txt",
+            "content": "two\nthree\n",
+        },
+        context(),
+    )
+    assert (workspace / "bare.txt").read_text() == "one\ntwo\nthree\n"  # the new text starts on a line of its own
+    await tool.run(
+        {
+            "path": "new.txt",
+            "content": "first",
+        },
+        context(),
+    )
+    assert (workspace / "new.txt").read_text() == "first"  # a missing file is created, as `>>` does
+
+
+async def test_an_append_retried_after_it_landed_is_not_added_twice_and_bad_targets_are_refused(
+    workspace: Path,
+) -> None:
+    (workspace / "todo.md").write_text("- [x] c\n")
+    (workspace / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    tool = AppendFile(Workspace(workspace))
+    args = {
+        "path": "todo.md",
+        "content": "- [ ] d",
+    }
+    await tool.run(args, context())
+    retried = ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True)
+    assert "already ends with this text" in await tool.run(args, retried)
+    assert (workspace / "todo.md").read_text() == "- [x] c\n- [ ] d\n"
+    with pytest.raises(ToolError, match=r"logo\.png is a binary file; append_file adds to text files"):
+        await tool.run(
+            {
+                "path": "logo.png",
+                "content": "x",
+            },
+            context(),
+        )
+    with pytest.raises(ToolError, match="content is empty"):
+        await tool.run(
+            {
+                "path": "todo.md",
+                "content": "\n",
+            },
+            context(),
+        )
+    (workspace / "link.md").symlink_to(workspace / "todo.md")
+    with pytest.raises(ToolError):
+        await tool.run(
+            {
+                "path": "link.md",
+                "content": "x",
+            },
+            context(),
+        )
+    assert (workspace / "todo.md").read_text() == "- [x] c\n- [ ] d\n"
+    assert (workspace / "logo.png").read_bytes() == b"\x89PNG\r\n\x1a\n"
+
+
+async def test_an_edit_shows_the_lines_it_wrote_with_two_either_side(workspace: Path) -> None:
+    lines = [f"key{n} = {n}" for n in range(1, 41)]
+    (workspace / "big.ini").write_text("\n".join(lines) + "\n")
+    tool = EditFile(Workspace(workspace))
+    out = await tool.run({"path": "big.ini", "old_text": "key20 = 20", "new_text": "key20 = 7\nkey20b = 8"}, context())
+    assert out == (
+        "Edited big.ini at line 20: replaced 1 line with 2 lines. Lines 18-23 now read:\n"
+        "18: key18 = 18\n19: key19 = 19\n20: key20 = 7\n21: key20b = 8\n22: key21 = 21\n23: key22 = 22"
+    )
+    (workspace / "small.ini").write_text("[server]\nport = 1\n")
+    out = await tool.run({"path": "small.ini", "old_text": "port = 1", "new_text": "port = 2"}, context())
+    assert out.endswith("small.ini now reads:\n[server]\nport = 2\n")  # a short file is shown whole
+
+
+async def test_an_edit_that_would_break_a_line_in_two_is_refused_and_says_which_line(workspace: Path) -> None:
+    (workspace / "settings.ini").write_text("[server]\nport = 1869\nhost = x\n")
+    tool = EditFile(Workspace(workspace))
+    with pytest.raises(ToolError) as split:
+        await tool.run({"path": "settings.ini", "old_text": "port = ", "new_text": "port = 17259\n"}, context())
+    assert str(split.value) == (
+        'old_text ends inside line 2, "port = 1869", and new_text ends with a line break, so the rest of that line '
+        "would be left on a line of its own: give the whole line as old_text"
+    )
+    assert (workspace / "settings.ini").read_text() == "[server]\nport = 1869\nhost = x\n"
+    # a part of a line replaced by a part, and a whole line by a line and its break, are edits as ever
+    await tool.run({"path": "settings.ini", "old_text": "port = ", "new_text": "port: "}, context())
+    await tool.run({"path": "settings.ini", "old_text": "host = x", "new_text": "host = y\n"}, context())
+    assert (workspace / "settings.ini").read_text() == "[server]\nport: 1869\nhost = y\n\n"
