@@ -41,16 +41,19 @@ RESEARCH_SYSTEM = (
 )
 
 
+NOT_RUN = "Not run"  # how every slot the harness fills instead of running a call begins
+
+
 def repeated_call(tool: str, earlier_call: str) -> str:
     return (
-        f"Not run again: you already called {tool} with exactly these arguments (call {earlier_call}), and its "
+        f"{NOT_RUN} again: you already called {tool} with exactly these arguments (call {earlier_call}), and its "
         "result is above. Use that result to answer, or call a different tool."
     )
 
 
 def repeated_change(tool: str, earlier_call: str) -> str:
     return (
-        f"Not run again: you already made exactly this change with {tool} (call {earlier_call}), and it succeeded. "
+        f"{NOT_RUN} again: you already made exactly this change with {tool} (call {earlier_call}), and it succeeded. "
         "Say what you changed, or make a different change."
     )
 
@@ -64,3 +67,33 @@ def make_the_call(tools: Sequence[str]) -> str:
     """The re-ask of an answer that described a change (which tool to call, with what) instead of making it."""
     names = " or ".join(tools)
     return f"You described a call to {names} instead of making it. Make that call now, with the arguments you gave."
+
+
+def write_it(path: str, tools: Sequence[str]) -> str:
+    """The re-ask of an answer that gave the content of a file the question names, which does not exist yet."""
+    tool = "write_file" if "write_file" in tools else " or ".join(tools)
+    return (
+        f"Your answer gives what {path} should hold, but {path} was not written: it does not exist. "
+        f"If the question asks for that file, call {tool} now to write it."
+    )
+
+
+def read_first(path: str, tool: str, holds: str, advice: str) -> str:
+    """The slot of a change to a file the run had not read: what the file holds, and what to call next."""
+    return (
+        f"{NOT_RUN}: {path} exists and you had not read it, so {tool} would have changed it unseen. It holds:\n"
+        f"{holds}\n{advice}"
+    )
+
+
+def refused_again(path: str, tool: str, advice: str) -> str:
+    """The slot of a change refused for want of reading, made again unchanged after the file was shown."""
+    return f"{NOT_RUN}: this {tool} call is the one not run above, made again; it would change {path} unseen. {advice}"
+
+
+def change_alone(tool: str) -> str:
+    """The slot of a change made in a reply that holds other calls."""
+    return (
+        f"{NOT_RUN}: {tool} changes files, so it is called alone, in a reply of its own, once you have seen the "
+        "results of the calls it depends on. If it is still the change to make, call it again on its own."
+    )

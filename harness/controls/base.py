@@ -231,6 +231,15 @@ def has_results(state: RunState) -> bool:
     return any(m["role"] == "tool" for m in state.messages)
 
 
+def batch_of(run: RunContext, call: ToolCall) -> set[str]:
+    """The ids of the calls made in the same reply as `call`."""
+    for message in reversed(run.state.messages):
+        ids = {c["id"] for c in message.get("tool_calls", [])} if message["role"] == "assistant" else set()
+        if call["id"] in ids:
+            return ids
+    return set()
+
+
 def takes_nothing(definition: ToolDefinition) -> bool:
     """A tool whose schema declares no arguments: it has exactly one call."""
     parameters = definition["function"].get("parameters") or {}

@@ -7,14 +7,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, NotYet, RunContext, Turn
 from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
 from harness.core.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
 from harness.core.state import RunState
 from harness.errors import ContextTooSmall
-from harness.prompts import make_the_call
+from harness.prompts import NOT_RUN, make_the_call, write_it
+from harness.tools.workspace import Workspace
 from wire.digest import Finding, write
 from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
 
@@ -50,7 +51,11 @@ class DigestAnswers(Hooks):
     a task whose result is a change is finished by that change, not by words about it. An answer to that
     digest that names one of those tools instead of calling it (a small model writes "call edit_file with
     the old text `port = 1869`…") is not the answer, once a run: the model is asked to make the call, and the
-    next turn must call one of the tools that change files (unless the question itself names the tool).
+    next turn must call one of the tools that change files (unless the question itself names the tool). So
+    is an answer of three lines or more that names a file the question names and the workspace does not
+    hold yet ("Here is docs/SUMMARY.md: …"), which most often gives the file's content instead of writing
+    it: the model is asked to write it, and may answer again instead (a question whether that file exists is
+    answered by such words too).
     """
 
     name: ClassVar[str] = "digest_answers"
@@ -93,17 +98,21 @@ class DigestAnswers(Hooks):
         text, question = str(reply.message.get("content") or ""), run.state.question
         offered = sorted(d["function"]["name"] for d in turn.request.tools)
         described = [name for name in offered if named_in(name, text) and not named_in(name, question)]
-        if not described:
+        unwritten = [] if described else self.unwritten(run, question, text)
+        if not described and not unwritten:
             return None
         with self.remember(run, Changed) as memory:
             if memory.asked_at:
                 return None
             memory.asked_at = len(run.state.messages) + 1  # the ask, written after this reply
+            memory.must_call = not unwritten
+        if unwritten:
+            return NotYet("gave a file's content", {"role": "user", "content": write_it(unwritten[0], offered)})
         return NotYet("described a change", {"role": "user", "content": make_the_call(described)})
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         memory = self.recall(run, Changed)
-        if memory.tools or not memory.asked_at or len(run.state.messages) != memory.asked_at:
+        if memory.tools or not memory.must_call or not memory.asked_at or len(run.state.messages) != memory.asked_at:
             return
         turn.set_aside({t.name for t in run.tools if t.read_only})
         turn.request = replace(turn.request, tool_choice="required")
@@ -114,6 +123,16 @@ class DigestAnswers(Hooks):
         if ok and not tool.read_only:
             with self.remember(run, Changed) as memory:
                 memory.tools.append(tool.name)
+
+    @staticmethod
+    def unwritten(run: RunContext, question: str, text: str) -> list[str]:
+        """The files the question names that do not exist yet and that this answer gives lines for: a model
+        asked to write a file often writes its content as the answer ("Here is docs/SUMMARY.md: …")."""
+        if sum(1 for line in text.splitlines() if line.strip()) < CONTENT_LINES:
+            return []
+        spaces = [t.workspace for t in run.tools if not t.read_only and isinstance(t, ChangesWorkspace)]
+        named = sorted((path for path in file_names(question) if named_in(path, text)), key=lambda p: -p.count("/"))
+        return [path for path in named if spaces and not any(space.exists(path) for space in spaces)]
 
     @staticmethod
     def kinds_in(run: RunContext) -> Callable[[Finding], ResultKind]:
@@ -132,10 +151,33 @@ class DigestAnswers(Hooks):
         return [d for d in run.tools.definitions() if (t := run.tools.get(d["function"]["name"])) and not t.read_only]
 
 
+@runtime_checkable
+class ChangesWorkspace(Protocol):
+    """A tool that changes the files of a workspace."""
+
+    workspace: Workspace
+
+
+CONTENT_LINES = 3  # an answer of fewer non-empty lines says something of a file; it does not give its content
+
+
+def file_names(text: str) -> list[str]:
+    """The words of the text that name a file by a name with an extension (`SUMMARY.md`, `docs/a.txt`; not
+    `e.g.` or `3.11`), in order, without the quotes or punctuation around them."""
+    words = (word.lstrip("`'\"([{<").rstrip("`'\")]}>,;:!?.") for word in text.split())
+    return list(dict.fromkeys(word for word in words if has_extension(word)))
+
+
+def has_extension(word: str) -> bool:
+    stem, dot, extension = word.rpartition("/")[2].rpartition(".")
+    return bool(dot) and len(stem.lstrip(".")) > 1 and extension.isalnum() and not extension.isdigit()
+
+
 @dataclass
 class Changed:
     tools: list[str] = field(default_factory=list)  # the changing tools that ran without an error
     asked_at: int = 0  # how many messages the run held once it was asked to make a call it described
+    must_call: bool = True  # the turn after the ask must call (it may answer instead after an ask to write)
 
 
 def named_in(name: str, text: str) -> bool:
@@ -155,7 +197,9 @@ def words_only(reply: ModelReply, keep: frozenset[str] | set[str] = frozenset())
 
 
 def findings(messages: Sequence[Message]) -> list[Finding]:
-    """Each distinct call the run made, with its result, in the order the results came."""
+    """Each distinct call the run made, with its result, in the order the results came: its first result, or
+    the first that ran when the harness filled its slot first ("Not run: …", a change refused until the
+    file was read, then made)."""
     calls = {c["id"]: c["function"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls", [])}
     found: dict[str, Finding] = {}
     for message in messages:
@@ -163,7 +207,9 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
             continue
         args = decoded_arguments(call["arguments"])
         finding = Finding(call["name"], args if isinstance(args, dict) else call["arguments"], str(message["content"]))
-        found.setdefault(finding.call, finding)
+        earlier = found.get(finding.call)
+        if earlier is None or (earlier.result.startswith(NOT_RUN) and not finding.result.startswith(NOT_RUN)):
+            found[finding.call] = finding
     return list(found.values())
 
 

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, NotYet, RunContext, Turn, has_results
-from harness.core.protocols import ModelReply
+from harness.core.protocols import ModelReply, Tool
 from harness.prompts import empty_reply
-from wire.types import Message
+from wire.types import Message, ToolCall
 
 
 @dataclass
 class Retries:
     retries: int = 0
+    changed: bool = False  # a tool that changes something ran without an error
 
 
 @dataclass(frozen=True)
 class EmptyReply(Hooks):
     """A reply with neither words nor a call is asked again, at most `retries` times a run: first as the answer
     turn when the run has tool results (a small model that has what it needs often ends with nothing to
-    say), else by requiring a call (it has not looked yet); then in words, with the question. A reply whose
+    say), else by requiring a call (it has not looked yet); then in words, with the question, unless the run
+    may change files and has changed nothing, when it is the answer turn again (the turn that offers the
+    tools that change files beside what was read: a model that read the file it was asked to change often
+    ends with nothing, and asked in words, writes the changed file as its answer). A reply whose
     words are a piece of the run's instructions (a sentence of the system prompt, copied) says nothing
     either: a small model unsure what to say recites what it was told."""
 
@@ -33,9 +37,16 @@ class EmptyReply(Hooks):
             if said(run.state.messages, reply.message) or memory.retries >= self.retries:
                 return None
             memory.retries += 1
-        if memory.retries == 1:
+        if memory.retries == 1 or (not memory.changed and any(not tool.read_only for tool in run.tools)):
             return NotYet("empty")
         return NotYet("empty", {"role": "user", "content": empty_reply(run.state.question)})
+
+    def after_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+    ) -> None:
+        if ok and not tool.read_only:
+            with self.remember(run, Retries) as memory:
+                memory.changed = True
 
     def decide(self, run: RunContext, turn: Turn) -> str | None:
         if after_empty(run) and turn.request.tools and has_results(run.state):

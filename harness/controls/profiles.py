@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from harness.controls.base import Control, Hooks
+from harness.controls.change_alone import ChangeAlone
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
@@ -22,6 +23,7 @@ from harness.controls.keep_aside import KeepAside
 from harness.controls.last_turn import LastTurn
 from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
+from harness.controls.read_first import ReadFirst
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.search_first import SearchFirst
 from harness.controls.unread_paths import UnreadPaths
@@ -33,6 +35,8 @@ CONTROLS: dict[str, type[Hooks]] = {
     control.name: control
     for control in (
         RepeatGuard,
+        ReadFirst,
+        ChangeAlone,
         EmptyReply,
         SearchFirst,
         LookFirst,
@@ -48,6 +52,8 @@ SMALL = Profile(
     "small",
     (
         ControlSpec("repeat_guard"),
+        ControlSpec("read_first"),
+        ControlSpec("change_alone"),
         ControlSpec("empty_reply"),
         ControlSpec("search_first"),
         ControlSpec("look_first"),

@@ -5,20 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn, takes_nothing
+from harness.controls.base import Hooks, RunContext, Turn, batch_of, takes_nothing
 from harness.core.policy import signature
 from harness.core.protocols import ModelReply, Tool
 from harness.prompts import repeated_call, repeated_change
 from wire.types import ToolCall, choice_mode
-
-
-def batch_of(run: RunContext, call: ToolCall) -> set[str]:
-    """The ids of the calls made in the same reply as `call`."""
-    for message in reversed(run.state.messages):
-        ids = {c["id"] for c in message.get("tool_calls", [])} if message["role"] == "assistant" else set()
-        if call["id"] in ids:
-            return ids
-    return set()
 
 
 @dataclass

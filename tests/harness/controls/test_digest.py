@@ -10,7 +10,15 @@ import pytest
 
 from harness.controls import Hooks, RunContext, Turn
 from harness.controls.budget import digit_tokens
-from harness.controls.digest import DigestAnswers, digest_messages, focused, matching, tallied
+from harness.controls.digest import (
+    DigestAnswers,
+    digest_messages,
+    file_names,
+    findings,
+    focused,
+    matching,
+    tallied,
+)
 from harness.controls.last_turn import LastTurn
 from harness.core.limits import Limits
 from harness.core.loop import run
@@ -25,6 +33,7 @@ from harness.tools.writes import WriteFile
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import calls
 from wire.digest import Finding, read
+from wire.types import Message
 
 
 def test_under_a_context_budget_a_digest_keeps_the_newest_results() -> None:
@@ -249,3 +258,75 @@ def test_a_result_that_shares_no_word_with_the_question_is_cut_in_the_digest() -
     text = str(digest_messages(state, lambda m: 1, unrelated_lines=8)[-1]["content"])
     assert "ok 5" in text and "ok 40" not in text and "lines not shown" in text
     assert text.count("worker timed out") == 20  # a related result stays whole
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "asked"),
+    [
+        ("Write docs/summary.md saying what notes.txt holds.", "Here is docs/summary.md:\n\n# Notes\nrotate", True),
+        ("Write docs/summary.md saying what notes.txt holds.", "docs/summary.md: notes.txt says rotate.", False),
+        ("Rewrite notes.txt in capitals.", "Here is notes.txt:\n\nROTATE\nTHE LOGS", False),
+    ],
+)
+async def test_an_answer_that_gives_a_new_files_content_instead_of_writing_it_is_asked_to_write_it(
+    workspace: Path, question: str, answer: str, asked: bool
+) -> None:
+    """Once a run, and only for a file the question names that does not exist yet, in an answer of three lines
+    or more (a one-line answer says something of the file). The next turn need not call a tool: a question
+    whether the file exists, with writes offered, may be answered again."""
+    space = Workspace(workspace)
+    (workspace / "docs").mkdir()
+    tools = Registry([ListFiles(space), ReadFile(space), WriteFile(space, needs_approval=False)])
+    model, seen = answering(
+        calls(("a", "read_file", {"path": "notes.txt"})),
+        answer,
+        calls(("w", "write_file", {"path": "docs/summary.md", "content": "notes.txt: rotate the logs"})),
+        "Wrote docs/summary.md.",
+    )
+    result = await run(new_run(question), tools, RunOptions(model, controls=[AnswerSecond(), DigestAnswers()]))
+    if not asked:
+        assert result.answer == answer and len(seen) == 2 and not (workspace / "docs/summary.md").exists()
+        return
+    assert seen[2].messages[-1]["content"] == (
+        "Your answer gives what docs/summary.md should hold, but docs/summary.md was not written: it does not "
+        "exist. If the question asks for that file, call write_file now to write it."
+    )
+    assert seen[2].tool_choice is None  # the model may answer again
+    assert (workspace / "docs/summary.md").read_text() == "notes.txt: rotate the logs"
+    assert result.answer == "Wrote docs/summary.md." and len(seen) == 4
+
+
+async def test_asked_to_write_a_file_it_only_spoke_of_a_model_may_answer_again(workspace: Path) -> None:
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), WriteFile(space, needs_approval=False)])
+    answer = "No: docs/summary.md is not\nin the folder,\nwhich holds notes.txt."
+    model, seen = answering(calls(("a", "read_file", {"path": "notes.txt"})), answer, "No, there is none.")
+    result = await run(
+        new_run("Is there a docs/summary.md?"), tools, RunOptions(model, controls=[AnswerSecond(), DigestAnswers()])
+    )
+    assert seen[2].tool_choice is None and result.answer == "No, there is none." and len(seen) == 3
+    assert not (workspace / "docs").exists()
+
+
+def test_the_files_a_question_names_are_words_with_an_extension() -> None:
+    question = "Write `docs/guide/SUMMARY.md` (e.g. like notes.txt, for v3.11, i.e. x.y), see README.md."
+    assert file_names(question) == ["docs/guide/SUMMARY.md", "notes.txt", "README.md"]
+
+
+def test_a_call_whose_slot_the_harness_filled_first_is_digested_with_the_result_it_had_once_it_ran() -> None:
+    write = calls(("w1", "write_file", {"path": "a.md", "content": "x"}))
+    again = calls(("w2", "write_file", {"path": "a.md", "content": "x"}))
+    read_it = calls(("r1", "read_file", {"path": "a.md"}))
+    read_again = calls(("r2", "read_file", {"path": "a.md"}))
+    messages: list[Message] = [
+        {"role": "user", "content": "Write a.md."},
+        write,
+        {"role": "tool", "tool_call_id": "w1", "content": "Not run: a.md exists and you had not read it"},
+        again,
+        {"role": "tool", "tool_call_id": "w2", "content": "Wrote 1 bytes to a.md."},
+        read_it,
+        {"role": "tool", "tool_call_id": "r1", "content": "x"},
+        read_again,
+        {"role": "tool", "tool_call_id": "r2", "content": "Not run again: you already called read_file"},
+    ]
+    assert [f.result for f in findings(messages)] == ["Wrote 1 bytes to a.md.", "x"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.app.trace import MemoryTrace
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
@@ -9,8 +11,11 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
 from harness.tools.base import Registry
+from harness.tools.files import ReadFile
+from harness.tools.workspace import Workspace
+from harness.tools.writes import AppendFile
 from tests.harness.controls.support import QUESTION, answering, reads
-from tests.harness.helpers import Recorder
+from tests.harness.helpers import Recorder, calls
 from wire.digest import read
 
 
@@ -57,3 +62,24 @@ async def test_a_reply_that_recites_the_instructions_is_not_the_answer_but_one_t
         new_run(QUESTION, system=system), Registry([Recorder()]), RunOptions(model, controls=[EmptyReply()])
     )
     assert (result.answer, result.turns) == ("You answer questions.", 2)
+
+
+async def test_a_run_that_may_change_files_and_has_not_is_asked_the_answer_turn_again(workspace: Path) -> None:
+    """The second empty reply of a run offered a write that changed nothing brings the answer turn (which offers
+    the write beside what was read) again, not the ask in words; once something changed, the ask in words."""
+    (workspace / "todo.md").write_text("- [x] a\n")
+    space = Workspace(workspace)
+    tools = Registry([ReadFile(space), AppendFile(space, needs_approval=False)])
+    append = calls(("w", "append_file", {"path": "todo.md", "content": "- [ ] b"}))
+    model, seen = answering(calls(("r", "read_file", {"path": "todo.md"})), "", "", append, "Added it.")
+    trace = MemoryTrace()
+    options = RunOptions(model=model, controls=[EmptyReply(), DigestAnswers()], trace=trace)
+    result = await run(new_run("Add - [ ] b to todo.md."), tools, options)
+    assert (result.answer, (workspace / "todo.md").read_text()) == ("Added it.", "- [x] a\n- [ ] b\n")
+    assert [e["answer_turn"] for e in trace.events if e["type"] == "turn"] == [None, None, *["empty reply"] * 2, None]
+    assert [d["function"]["name"] for d in seen[2].tools] == ["append_file"]  # the answer turn, with the change
+    model, seen = answering(append, "", "", "Added it.")
+    await run(
+        new_run("Add - [ ] b to todo.md."), tools, RunOptions(model=model, controls=[EmptyReply(), DigestAnswers()])
+    )
+    assert seen[3].messages[-1]["role"] == "user" and "Add - [ ] b" in str(seen[3].messages[-1]["content"])

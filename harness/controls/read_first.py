@@ -1,0 +1,116 @@
+"""read_first: a file that exists is changed only after the run has read it (as Claude Code's Edit and Write)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from harness.controls.base import Hooks, RunContext, batch_of
+from harness.core.policy import signature
+from harness.core.protocols import Tool
+from harness.errors import ToolError
+from harness.prompts import read_first, refused_again
+from harness.tools.files import MAX_READ_BYTES
+from harness.tools.views import SNIFF_BYTES, binary_kind, described, window
+from harness.tools.workspace import Workspace
+from wire.types import ToolCall
+
+
+@runtime_checkable
+class ChangesWhatItRead(Protocol):
+    """A tool that changes a file of its workspace in place; `reads_first` names the file a call changes that
+    must have been read, or None when the call does not depend on what the file holds (an append)."""
+
+    workspace: Workspace
+
+    def reads_first(self, args: dict[str, Any]) -> str | None: ...
+
+    def unread_advice(self, offered: Collection[str]) -> str: ...  # what to call next, of the tools offered
+
+
+@runtime_checkable
+class ReadsOneFile(Protocol):
+    """A read-only tool whose `path_parameter` names the one file it shows."""
+
+    workspace: Workspace
+    path_parameter: str
+
+
+@dataclass
+class Known:
+    paths: dict[str, str] = field(default_factory=dict)  # a file read, changed or shown -> the call that first did
+    refused: list[str] = field(default_factory=list)  # the signatures of the calls refused for want of reading
+
+
+@dataclass(frozen=True)
+class ReadFirst(Hooks):
+    """A call that would replace or edit a file that exists, which the run has neither read nor changed, is
+    not run (as Claude Code's Edit and Write refuse a file not read): its slot shows what the file holds, as
+    read_file would, and what the tool may do next, so a call made knowing it runs. A small model asked to
+    change one value or add one line writes the file whole from the question alone (its content: the new
+    line) or edits a guess at its text, and the rest of the file is lost; shown the file, it often makes
+    the same call again, which is refused again, with the advice. What it has read, changed or been shown
+    in an earlier reply it may change (a read in the same reply as the change had not been seen when the
+    change was written); a new file may be written unread; an append or a delete is not such a change."""
+
+    name: ClassVar[str] = "read_first"
+
+    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None:
+        if not isinstance(tool, ChangesWhatItRead):
+            return None
+        path, call_made = tool.reads_first(args), signature(tool.name, args)
+        key, memory = known_as(tool.workspace, path), self.recall(run, Known)
+        if path is not None and call_made in memory.refused:
+            return refused_again(path, tool.name, tool.unread_advice(run.tools.names()))
+        seen_by = memory.paths.get(key or "")
+        if path is None or key is None or (seen_by and seen_by not in batch_of(run, call)):
+            return None
+        if not tool.workspace.exists(path):
+            return None
+        try:
+            holds = shown(tool.workspace, path)
+        except ToolError:
+            return None  # the tool says why it cannot change this path
+        with self.remember(run, Known) as memory:
+            memory.paths.setdefault(key, call["id"])
+            memory.refused.append(call_made)
+        return read_first(path, tool.name, holds, tool.unread_advice(run.tools.names()))
+
+    def after_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+    ) -> None:
+        if not ok:
+            return
+        if isinstance(tool, ReadsOneFile) and tool.read_only:
+            path = args.get(tool.path_parameter)
+        elif isinstance(tool, ChangesWhatItRead):
+            path = args.get("path") if (path := tool.reads_first(args)) is None else path
+        else:
+            return
+        key = known_as(tool.workspace, path)
+        if key is not None:
+            with self.remember(run, Known) as memory:
+                memory.paths.setdefault(key, call["id"])
+
+
+def known_as(workspace: Workspace, path: object) -> str | None:
+    """The path as its components (`./a//b.md` is `a/b.md`), or None when it names no file of the workspace."""
+    try:
+        return "/".join(workspace.components(path))
+    except ToolError:
+        return None
+
+
+SHOWN_CHARS = 4_000  # of the file, in the slot of a change refused for want of reading
+
+
+def shown(workspace: Workspace, path: str) -> str:
+    """What the file holds, as read_file shows it: whole, or its first lines and how many follow."""
+    data, size = workspace.read_bytes(path, MAX_READ_BYTES)
+    kind = binary_kind(data[:SNIFF_BYTES])
+    if kind is not None:
+        return described(path, kind, size)
+    seen = window(data.decode("utf-8", errors="replace"), 1, None, SHOWN_CHARS)
+    more = "" if seen.last >= seen.total else f"\n[{seen.total - seen.last:,} more lines; read_file shows them]"
+    return seen.text.rstrip("\n") + more
