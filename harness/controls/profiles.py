@@ -65,12 +65,12 @@ SMALL = Profile(
     ),
     why="asked for",
 )
+TINY_PARAMS: Mapping[str, Mapping[str, ControlParameter]] = {
+    "digest_answers": {"matching_lines": 12},
+}
 TINY = Profile(
     "tiny",
-    tuple(
-        ControlSpec(s.name, {**s.params, "matching_lines": 12}) if s.name == "digest_answers" else s
-        for s in SMALL.controls
-    ),
+    tuple(ControlSpec(s.name, {**s.params, **TINY_PARAMS.get(s.name, {})}) for s in SMALL.controls),
     why="asked for",
 )
 PROFILES = {"tiny": TINY, "small": SMALL, "none": NO_CONTROLS}

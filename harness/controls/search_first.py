@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.digest import STOP_WORDS
 from harness.controls.unread_paths import DEFAULT_CONTEXT, MAX_WALK, ListsWorkspace, named_by
 from harness.core.protocols import Tool
 from harness.tools.workspace import Workspace
@@ -34,11 +35,16 @@ class SearchFirst(Hooks):
     it first. Only on a server that takes `tool_parameters` (the pattern is narrowed there, the prompt
     unchanged). Inert when the question names a file of the folder (it is read, not searched for), when
     it names no code, when the run has searched already, when another control has chosen the call, and
-    when the folder could be read whole."""
+    when the folder could be read whole. With `plain_words`, a question that names no code is searched
+    for one of its plain words, the longest first, function words and the nouns every question to a file
+    assistant uses left out (`serialisation`, `instances` of "Which document explains serialisation of
+    instances?"): a model under a billion parameters never searches on its own, and a search widened to
+    word starts finds the lines that say it another way."""
 
     name: ClassVar[str] = "search_first"
     context: int = 0  # the model's context window in tokens, when the server said
     tool_parameters: bool = False  # the server narrows calls by the `tool_parameters` field
+    plain_words: bool = False  # a question that names no code is searched for its longest plain words
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         request = turn.request
@@ -51,7 +57,7 @@ class SearchFirst(Hooks):
         if len(searches) != 1 or not listed or any(name == searches[0].name for name in called):
             return
         search, question = searches[0], run.state.question
-        asked = terms(question)
+        asked = terms(question) or (plain(question) if self.plain_words else [])
         if not asked or not self.too_large(search.workspace, question):
             return
         pattern = {"type": "object", "properties": {"pattern": {"enum": asked}}, "required": ["pattern"],
@@ -82,6 +88,22 @@ def terms(question: str) -> list[str]:
     code = [w for w in WORD.findall(QUOTED.sub(" ", question)) if code_shaped(w)]
     unique = dict.fromkeys(t.strip() for t in [*quoted, *code] if t.strip())
     return list(unique)[:MOST_TERMS]
+
+
+PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
+GENERIC = frozenset((
+    "document", "documents", "explain", "explains", "describe", "describes", "mention", "mentions", "contain",
+    "contains", "where", "when", "list", "lines", "line", "text", "says", "project", "repository", "code",
+    "there", "their", "than", "then", "them", "they", "same",
+))  # fmt: skip
+
+
+def plain(question: str) -> list[str]:
+    """The question's plain words of four letters or more, longest first, each once, at most MOST_TERMS,
+    without function words and the words any question about files uses (`file`, `document`, `mentions`)."""
+    words = dict.fromkeys(w.lower() for w in PLAIN_WORD.findall(QUOTED.sub(" ", question)))
+    kept = [w for w in words if w not in STOP_WORDS and w not in GENERIC]
+    return sorted(kept, key=lambda w: -len(w))[:MOST_TERMS]
 
 
 def code_shaped(word: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.controls.look_first import LookFirst
-from harness.controls.search_first import SearchFirst, terms
+from harness.controls.search_first import SearchFirst, plain, terms
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
@@ -90,3 +90,26 @@ def test_the_terms_are_the_code_the_question_names_as_written_and_never_its_plai
 async def test_a_question_that_names_no_code_is_left_to_the_model(tmp_path: Path) -> None:
     seen = await asked(folder(tmp_path, 30, 100), "Which file says part 7?")
     assert seen[1].tool_choice is None
+
+
+async def test_with_plain_words_a_question_that_names_no_code_is_searched_for_its_longest_words(
+    tmp_path: Path,
+) -> None:
+    space = folder(tmp_path, 30, 100)
+    model, seen = answering(
+        calls(("a", "list_files", {})), calls(("b", "search", {"pattern": "serialisation"})), "part007.txt."
+    )
+    tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
+    controls = [SearchFirst(context=1000, tool_parameters=True, plain_words=True), LookFirst(turns=1)]
+    question = "Which document explains the serialisation of instances?"
+    await run(new_run(question), tools, RunOptions(model=model, controls=controls))
+    assert seen[1].tool_choice == SEARCH
+    pattern = seen[1].extra["tool_parameters"]["search"]["properties"]["pattern"]  # type: ignore[index]
+    assert pattern == {"enum": ["serialisation", "instances"]}
+
+
+def test_the_plain_words_leave_out_function_words_and_the_words_every_question_about_files_uses() -> None:
+    assert plain("Which document explains serialisation of instances?") == ["serialisation", "instances"]
+    assert plain("How many lines of the log report a refused connection?") == ["connection", "refused", "report"]
+    assert plain("Which file mentions `send_batch` and the timeout?") == ["timeout"]  # the quoted part is a term
+    assert plain("Is it in the file?") == []
