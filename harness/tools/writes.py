@@ -109,11 +109,9 @@ class AppendFile:
         if ctx.retry and old.rstrip("\n").endswith(content.rstrip("\n")):
             return f"{path} already ends with this text (the attempt before the run stopped added it)."
         ending = "\n" if old.endswith("\n") and not content.endswith("\n") else ""
-        updated = (old + ("\n" if old and not old.endswith("\n") else "") + content + ending).encode("utf-8")
-        if len(updated) > self.max_bytes:
-            raise ToolError(f"the file would be {len(updated):,} bytes; the limit is {self.max_bytes:,} bytes")
-        await asyncio.to_thread(self.workspace.write_atomic, path, updated)
-        return f"Added {plural_lines(content.strip(chr(10)))} at the end of {path} (now {len(updated):,} bytes)."
+        updated = old + ("\n" if old and not old.endswith("\n") else "") + content + ending
+        size = await asyncio.to_thread(rewrite, self.workspace, path, updated, self.max_bytes)
+        return f"Added {plural_lines(content.strip(chr(10)))} at the end of {path} (now {size:,} bytes)."
 
     def text_or_nothing(self, path: str) -> str:
         """The file's text, or "" when there is no file at the path yet."""
@@ -172,10 +170,7 @@ class EditFile:
             raise ToolError(f"old_text occurs {count} times in {path} (lines {lines}): give more of the text "
                             "around the place to change, so that it occurs once")  # fmt: skip
         after = text.replace(old, new, 1)
-        updated = after.encode("utf-8")
-        if len(updated) > self.max_bytes:
-            raise ToolError(f"the file would be {len(updated):,} bytes; the limit is {self.max_bytes:,} bytes")
-        await asyncio.to_thread(self.workspace.write_atomic, path, updated)
+        await asyncio.to_thread(rewrite, self.workspace, path, after, self.max_bytes)
         at = text.index(old)
         first, last = line_at(text, at), line_at(after, at + len(new))
         changed = f"Edited {path} at line {first}: replaced {plural_lines(old)} with {plural_lines(new)}."
@@ -193,6 +188,15 @@ def text_in(workspace: Workspace, path: str, max_bytes: int, changes: str) -> st
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ToolError(f"{path} is not UTF-8 text; {changes} UTF-8 text files") from exc
+
+
+def rewrite(workspace: Workspace, path: str, text: str, max_bytes: int) -> int:
+    """Write the changed text of a file atomically, when it stays within `max_bytes`; its size in bytes."""
+    data = text.encode("utf-8")
+    if len(data) > max_bytes:
+        raise ToolError(f"the file would be {len(data):,} bytes; the limit is {max_bytes:,} bytes")
+    workspace.write_atomic(path, data)
+    return len(data)
 
 
 def numbering(path: str) -> re.Pattern[str]:
