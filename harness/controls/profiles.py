@@ -67,6 +67,7 @@ SMALL = Profile(
 )
 TINY_PARAMS: Mapping[str, Mapping[str, ControlParameter]] = {
     "digest_answers": {"matching_lines": 12},
+    "search_first": {"plain_words": True},
 }
 TINY = Profile(
     "tiny",
