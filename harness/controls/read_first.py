@@ -19,8 +19,8 @@ from wire.types import ToolCall
 
 @runtime_checkable
 class ChangesWhatItRead(Protocol):
-    """A tool that changes a file of its workspace in place; `reads_first` names the file a call changes that
-    must have been read, or None when the call does not depend on what the file holds (an append)."""
+    """A tool that changes a file of its workspace in place; `reads_first` names the file a call changes, which
+    must have been read first (None when the call names none)."""
 
     workspace: Workspace
 
@@ -85,7 +85,7 @@ class ReadFirst(Hooks):
         if isinstance(tool, ReadsOneFile) and tool.read_only:
             path = args.get(tool.path_parameter)
         elif isinstance(tool, ChangesWhatItRead):
-            path = args.get("path") if (path := tool.reads_first(args)) is None else path
+            path = tool.reads_first(args)
         else:
             return
         key = known_as(tool.workspace, path)

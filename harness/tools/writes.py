@@ -162,7 +162,8 @@ class EditFile:
             raise ToolError(
                 f"old_text is not in {path}: read_file shows what it says; copy the text exactly" + nearest(text, old)
             )
-        split = splits_line(text, old, new)
+        at = text.index(old)
+        split = splits_line(text, at, old, new)
         if split:
             raise ToolError(split)
         if count > 1:
@@ -171,7 +172,6 @@ class EditFile:
                             "around the place to change, so that it occurs once")  # fmt: skip
         after = text.replace(old, new, 1)
         await asyncio.to_thread(rewrite, self.workspace, path, after, self.max_bytes)
-        at = text.index(old)
         first, last = line_at(text, at), line_at(after, at + len(new))
         changed = f"Edited {path} at line {first}: replaced {plural_lines(old)} with {plural_lines(new)}."
         return f"{changed} {around(path, after, first, last)}"
@@ -243,10 +243,9 @@ def nearest(text: str, old: str) -> str:
     return f". The line most like it is line {lines.index(close[0]) + 1}: {json.dumps(close[0], ensure_ascii=False)}"
 
 
-def splits_line(text: str, old: str, new: str) -> str:
-    """Why an edit would break a line in two (old_text ends inside a line, new_text ends with a line break:
-    the model took a line's beginning for the whole line), or "" when it would not."""
-    at = text.find(old)
+def splits_line(text: str, at: int, old: str, new: str) -> str:
+    """Why an edit of `old` (found at `at`) would break a line in two (old_text ends inside a line, new_text ends
+    with a line break: the model took a line's beginning for the whole line), or "" when it would not."""
     end = at + len(old)
     if old.endswith("\n") or not new.endswith("\n") or end >= len(text) or text[end] in "\r\n":
         return ""
