@@ -141,7 +141,10 @@ class EditFile:
 
     def unread_advice(self, offered: Collection[str]) -> str:
         """What to call once shown the file a call would have edited unseen."""
-        return "Call edit_file again with old_text copied exactly from these lines."
+        return (
+            "Call edit_file again with old_text set to only the line or lines to change, copied exactly from "
+            "these, and new_text set to what they become."
+        )
 
     def reads_first(self, args: dict[str, Any]) -> str | None:
         """The file to read before this call edits it."""
@@ -174,7 +177,7 @@ class EditFile:
         await asyncio.to_thread(rewrite, self.workspace, path, after, self.max_bytes)
         first, last = line_at(text, at), line_at(after, at + len(new))
         changed = f"Edited {path} at line {first}: replaced {plural_lines(old)} with {plural_lines(new)}."
-        return f"{changed} {around(path, after, first, last)}"
+        return f"{changed}{removed(old, new)} {around(path, after, first, last)}"
 
 
 def text_in(workspace: Workspace, path: str, max_bytes: int, changes: str) -> str:
@@ -220,6 +223,7 @@ def around(path: str, text: str, first: int, last: int) -> str:
 
 MOST_LINES_COMPARED = 5_000  # a longer file gets no suggestion: comparing every line would take too long
 SHOWN_CHARS = 200
+MOST_REMOVED_SHOWN = 3  # lines quoted of those an edit removed; the rest are counted
 
 
 def at_end(text: str) -> str:
@@ -229,6 +233,20 @@ def at_end(text: str) -> str:
         return ""
     return (f". To add text after the end, give the last line as old_text, {json.dumps(last, ensure_ascii=False)}, "
             "and that line followed by the new text as new_text")  # fmt: skip
+
+
+def removed(old: str, new: str) -> str:
+    """The lines an edit took out (lines of old_text that no line of new_text keeps or rewrites), named as a
+    diff's minus lines are: a model that copied a neighbouring line into old_text and left it out of
+    new_text has deleted a line it was never asked to touch, and the lines shown after the edit do not say
+    which."""
+    kept = new.split("\n")
+    gone = [line for line in old.split("\n") if line.strip() and not difflib.get_close_matches(line, kept, 1, 0.6)]
+    if not gone:
+        return ""
+    quoted = ", ".join(json.dumps(line[:SHOWN_CHARS], ensure_ascii=False) for line in gone[:MOST_REMOVED_SHOWN])
+    more = f" and {len(gone) - MOST_REMOVED_SHOWN:,} more" if len(gone) > MOST_REMOVED_SHOWN else ""
+    return f" It removed {plural_lines(chr(10).join(gone))}: {quoted}{more}; if any was to stay, put it back."
 
 
 def nearest(text: str, old: str) -> str:

@@ -271,3 +271,21 @@ async def test_an_edit_that_would_break_a_line_in_two_is_refused_and_says_which_
     await tool.run({"path": "settings.ini", "old_text": "port = ", "new_text": "port: "}, context())
     await tool.run({"path": "settings.ini", "old_text": "host = x", "new_text": "host = y\n"}, context())
     assert (workspace / "settings.ini").read_text() == "[server]\nport: 1869\nhost = y\n\n"
+
+
+async def test_an_edit_that_takes_a_line_out_names_it_and_one_that_rewrites_lines_names_none(workspace: Path) -> None:
+    (workspace / "settings.ini").write_text("[server]\nport = 1869\nhost = 0.0.0.0\n\n[logging]\nlevel = info\n")
+    tool = EditFile(Workspace(workspace))
+    slip = {"path": "settings.ini", "old_text": "port = 1869\nhost = 0.0.0.0\n", "new_text": "port = 17259\n"}
+    out = await tool.run(slip, context())
+    assert out.startswith(
+        'Edited settings.ini at line 2: replaced 2 lines with 1 line. It removed 1 line: "host = 0.0.0.0"; '
+        "if any was to stay, put it back. settings.ini now reads:\n[server]\nport = 17259\n\n"
+    )
+    # lines rewritten in place, or kept around a change, were not removed
+    both = {"path": "settings.ini", "old_text": "[server]\nport = 17259", "new_text": "[server]\nport = 80"}
+    assert "removed" not in await tool.run(both, context())
+    cut = "[logging]\nlevel = info\nformat = plain\ncolour = off\nrotate = daily\n"
+    (workspace / "log.ini").write_text(cut)
+    out = await tool.run({"path": "log.ini", "old_text": cut, "new_text": "[logging]\n"}, context())
+    assert 'It removed 4 lines: "level = info", "format = plain", "colour = off" and 1 more;' in out
