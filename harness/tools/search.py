@@ -230,13 +230,29 @@ def word_starts(pattern: str) -> list[str]:
     word's first letters, all but its last three and at least four (`deprecat` of `deprecation`), for a file
     that says it in another form (`deprecated`). Letters only, so they need no escaping; none when no word has
     five letters or more."""
-    starts = [word_start(word).lower() for word in letter_words(pattern) if len(word) >= 5]
+    starts = [spelt for word in letter_words(pattern) if len(word) >= 5 for spelt in spellings(word_start(word))]
     return list(dict.fromkeys(starts))
 
 
 def word_start(word: str) -> str:
-    """A word's first letters, all but its last three and at least four."""
-    return word[: max(4, len(word) - 3)]
+    """A word's first letters, all but its last three and at least four, in lower case."""
+    return word[: max(4, len(word) - 3)].lower()
+
+
+OTHER_SPELLING = {"isat": "izat", "izat": "isat", "is": "iz", "iz": "is"}  # serialisat(ion), initialis(ed)
+
+
+def spellings(start: str) -> list[str]:
+    """A word's start and its other English spelling, where British and American spelling part before a
+    start ends (`serialisat` and `serializat`, `initialis` and `initializ`, `modell` and `model`); other such
+    pairs part after it (`colo` of `colour` and `color`). A model asks in one spelling of a project written
+    in the other."""
+    for ending, other in OTHER_SPELLING.items():
+        if start.endswith(ending) and len(start) > len(ending) + 2:
+            return [start, start[: -len(ending)] + other]
+    if start.endswith("ll") and start[-3:-2] in ("a", "e", "i", "o", "u"):
+        return [start, start[:-1]]
+    return [start]
 
 
 def letter_words(pattern: str) -> list[str]:
@@ -250,7 +266,8 @@ def closest(pattern: str) -> Callable[[str], int]:
     widened search lists first, as a search engine ranks the documents that hold more of the query's words
     first (`log rotation` before `rotate the API keys`, for `rotate logs`)."""
     words = [w.lower() for w in letter_words(pattern)]
-    starts = {word_start(word) if len(word) >= 5 else word[:3] for word in words if len(word) >= 3}
+    longer = {start for word in words if len(word) >= 5 for start in spellings(word_start(word))}
+    starts = longer | {word[:3] for word in words if 3 <= len(word) < 5}
     if not starts:
         return lambda line: 0
     begins = re2.compile(rf"\b(?:{'|'.join(sorted(starts))})", options(False))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ToolError
-from harness.tools.search import Search
+from harness.tools.search import Search, word_starts
 from harness.tools.workspace import Workspace
 
 
@@ -220,6 +220,21 @@ def test_a_literal_that_matches_nothing_shows_the_lines_whose_words_begin_like_i
     ]
     assert tool.result_kind(out) == "near"
     assert search(tmp_path, pattern="log rotation").splitlines()[1:] == ["notes.txt:1: Logs are Rotated weekly."]
+
+
+def test_a_word_spelt_the_other_english_way_is_found_by_its_start(tmp_path: Path) -> None:
+    """Asked in British spelling of a project written in American (or the reverse), the widened search
+    takes the word's start in both spellings."""
+    (tmp_path / "api.md").write_text("Serialization of instances\nlabeling rules\n")
+    (tmp_path / "old.md").write_text("the organisation chart\n")
+    assert search(tmp_path, pattern="serialisation").splitlines() == [
+        "No line matches 'serialisation' (searched 2 files). Lines with a word that begins like one of its words "
+        "('serialisat', 'serializat'), which may say it another way: 1 line in 1 file:",
+        "api.md:1: Serialization of instances",
+    ]
+    assert search(tmp_path, pattern="labelling").splitlines()[1:] == ["api.md:2: labeling rules"]
+    assert search(tmp_path, pattern="organization").splitlines()[1:] == ["old.md:1: the organisation chart"]
+    assert word_starts("crisis analysis") == ["cris", "analy"]  # no other spelling to take
 
 
 def test_the_lines_that_hold_more_of_the_patterns_words_come_first(tmp_path: Path) -> None:
