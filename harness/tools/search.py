@@ -74,8 +74,29 @@ class Found:
 
     @property
     def defined(self) -> list[tuple[str, int, str]]:
-        """The lines that define what matched, whole names first."""
-        return [*self.whole, *self.part]
+        """The lines that define what matched: whole names first, and of each, the project's own code and
+        settings before its tests and its documents (`def echo(` in an example of a guide is not where
+        `echo` is defined), each in the order walked."""
+        return [*sorted(self.whole, key=lambda d: place(d[0])), *sorted(self.part, key=lambda d: place(d[0]))]
+
+
+DOCUMENTS = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".tex", ".org")
+TEST_NAMES = ("test_", "tests_")
+TEST_FOLDERS = ("test", "tests", "testing", "spec", "specs", "__tests__")
+
+
+def place(path: str) -> int:
+    """Where a file's definitions rank: the project's code and settings (0), its tests (1), its documents (2)."""
+    *folders, name = path.lower().split("/")
+    if name.endswith(DOCUMENTS):
+        return 2
+    stem = name.rsplit(".", 1)[0]
+    tests = (
+        name.startswith(TEST_NAMES)
+        or stem.endswith(("_test", ".test", ".spec"))
+        or any(folder in TEST_FOLDERS for folder in folders)
+    )
+    return 1 if tests else 0
 
 
 @dataclass

@@ -222,6 +222,24 @@ def test_a_literal_that_matches_nothing_shows_the_lines_whose_words_begin_like_i
     assert search(tmp_path, pattern="log rotation").splitlines()[1:] == ["notes.txt:1: Logs are Rotated weekly."]
 
 
+def test_a_definition_in_the_code_comes_before_one_in_its_tests_and_one_in_an_example_of_its_docs(
+    tmp_path: Path,
+) -> None:
+    """Asked where `echo` is defined, a model names the first definition listed: a guide's example and a test's
+    helper are walked before the source (docs/, a_test.py, src/), and listed after it."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.rst").write_text("Example::\n\n    def echo(src):\n        print(src)\n")
+    (tmp_path / "a_test.py").write_text("def echo(x):\n    return x\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "utils.py").write_text("import sys\n\ndef echo(message, file=None):\n    pass\n")
+    out = search(tmp_path, pattern="echo").splitlines()
+    assert out[1:4] == [
+        "src/utils.py:3: def echo(message, file=None):",
+        "a_test.py:1: def echo(x):",
+        "docs/guide.rst:3: def echo(src):",
+    ]
+
+
 def test_a_word_spelt_the_other_english_way_is_found_by_its_start(tmp_path: Path) -> None:
     """Asked in British spelling of a project written in American (or the reverse), the widened search
     takes the word's start in both spellings."""
