@@ -26,6 +26,7 @@ from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.read_first import ReadFirst
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.search_first import SearchFirst
+from harness.controls.trim_loop import TrimLoop
 from harness.controls.unread_paths import UnreadPaths
 from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.errors import ConfigError
@@ -38,6 +39,7 @@ CONTROLS: dict[str, type[Hooks]] = {
         ReadFirst,
         ChangeAlone,
         EmptyReply,
+        TrimLoop,
         SearchFirst,
         LookFirst,
         UnreadPaths,
@@ -55,6 +57,7 @@ SMALL = Profile(
         ControlSpec("read_first"),
         ControlSpec("change_alone"),
         ControlSpec("empty_reply"),
+        ControlSpec("trim_loop"),
         ControlSpec("search_first"),
         ControlSpec("look_first"),
         ControlSpec("unread_paths", {"look_while_unread": 6}),
