@@ -287,8 +287,7 @@ def closest(pattern: str) -> Callable[[str], int]:
     widened search lists first, as a search engine ranks the documents that hold more of the query's words
     first (`log rotation` before `rotate the API keys`, for `rotate logs`)."""
     words = [w.lower() for w in letter_words(pattern)]
-    longer = {start for word in words if len(word) >= 5 for start in spellings(word_start(word))}
-    starts = longer | {word[:3] for word in words if 3 <= len(word) < 5}
+    starts = {*word_starts(pattern), *(word[:3] for word in words if 3 <= len(word) < 5)}
     if not starts:
         return lambda line: 0
     begins = re2.compile(rf"\b(?:{'|'.join(sorted(starts))})", options(False))
