@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
 
 from evals.inspect_tasks import file_tasks
 from evals.manifest import results_header
@@ -30,16 +31,21 @@ def measure(model: str, suite: str, logs: Path) -> list[str]:
         for agent, controls in WAYS:
             task = file_tasks(suite=suite, agent=agent, controls=controls)
             [log] = inspect_eval(task, model=f"openai-api/local/{model}", log_dir=str(logs), display="none")
-            samples = log.samples or []
-            scores = [next(iter((s.scores or {}).values())) for s in samples]
-            right = sum(score.value == "C" for score in scores)
-            failures = Counter(str((score.metadata or {}).get("failure")) for score in scores if score.value != "C")
-            wrong = ", ".join(f"{k} {n}" for k, n in sorted(failures.items())) or "none"
-            turns = sum(len([e for e in s.events if e.event == "model"]) for s in samples)
-            name = "Inspect react()" if agent == "react" else f"this harness, controls {controls}"
-            rows.append(f"| {model} | {name} | {right}/{len(samples)} | {turns} | {wrong} |")
+            rows.append(row(model, agent, controls, log))
             print(rows[-1], flush=True)
     return rows
+
+
+def row(model: str, agent: str, controls: str, log: EvalLog) -> str:
+    """One way's line of the table: right of all, the model turns Inspect logged, the wrong answers by class."""
+    samples = log.samples or []
+    scores = [next(iter((s.scores or {}).values())) for s in samples]
+    right = sum(score.value == "C" for score in scores)
+    failures = Counter(str((score.metadata or {}).get("failure")) for score in scores if score.value != "C")
+    wrong = ", ".join(f"{k} {n}" for k, n in sorted(failures.items())) or "none"
+    turns = sum(len([e for e in s.events if e.event == "model"]) for s in samples)
+    name = "Inspect react()" if agent == "react" else f"this harness, controls {controls}"
+    return f"| {model} | {name} | {right}/{len(samples)} | {turns} | {wrong} |"
 
 
 def main(argv: list[str] | None = None) -> int:
