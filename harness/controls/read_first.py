@@ -23,6 +23,7 @@ class ChangesWhatItRead(Protocol):
     must have been read first (None when the call names none)."""
 
     workspace: Workspace
+    replaces_whole: bool  # a call gives the file's whole new content (a write), not one exact replacement
 
     def reads_first(self, args: dict[str, Any]) -> str | None: ...
 
@@ -50,7 +51,9 @@ class ReadFirst(Hooks):
     read_file would, and what the tool may do next, so a call made knowing it runs. A small model asked to
     change one value or add one line writes the file whole from the question alone (its content: the new
     line) or edits a guess at its text, and the rest of the file is lost; shown the file, it often makes
-    the same call again, which is refused again, with the advice. What it has read, changed or been shown
+    the same call again. A write made again is refused again, with the advice: it would still replace the
+    file whole. An edit made again runs: it changes only the text it quotes, and when that text is not in
+    the file the tool says so, with the line most like it. What it has read, changed or been shown
     in an earlier reply it may change (a read in the same reply as the change had not been seen when the
     change was written); a new file may be written unread; an append or a delete is not such a change."""
 
@@ -61,7 +64,7 @@ class ReadFirst(Hooks):
             return None
         path, call_made = tool.reads_first(args), signature(tool.name, args)
         key, memory = known_as(tool.workspace, path), self.recall(run, Known)
-        if path is not None and call_made in memory.refused:
+        if path is not None and call_made in memory.refused and tool.replaces_whole:
             return refused_again(path, tool.name, tool.unread_advice(run.tools.names()))
         seen_by = memory.paths.get(key or "")
         if path is None or key is None or (seen_by and seen_by not in batch_of(run, call)):

@@ -61,6 +61,7 @@ class WriteFile:
     parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_AND_CONTENT)
     read_only: bool = False
     honours_idempotency_key: bool = True
+    replaces_whole: bool = True  # a call gives the whole file: made again unread, the rest would be lost
 
     def unread_advice(self, offered: Collection[str]) -> str:
         """What to call once shown the file a call would have replaced unseen."""
@@ -138,6 +139,7 @@ class EditFile:
     parameters: Mapping[str, Any] = field(default_factory=lambda: EDITING)
     read_only: bool = False
     honours_idempotency_key: bool = True
+    replaces_whole: bool = False  # a call changes only the text it quotes, found exactly once
 
     def unread_advice(self, offered: Collection[str]) -> str:
         """What to call once shown the file a call would have edited unseen."""
@@ -155,6 +157,9 @@ class EditFile:
         text = await asyncio.to_thread(text_in, self.workspace, path, self.max_bytes, "edit_file changes")
         if not old:
             raise ToolError("old_text is empty: give the exact text to replace, as read_file shows it" + at_end(text))
+        if old == new:
+            raise ToolError("old_text and new_text are the same, so nothing would change: new_text is what old_text "
+                            "becomes")  # fmt: skip
         numbered = numbering(path)
         if old not in text and numbered.search(old):  # copied from a window or a search, numbers and all
             old, new = numbered.sub("", old), numbered.sub("", new)

@@ -136,6 +136,29 @@ async def test_the_refused_call_made_again_unchanged_is_refused_again_with_the_a
     assert (workspace / "todo.md").read_text() == "- [x] a\n- [ ] b\n"
 
 
+async def test_an_edit_made_again_once_the_file_was_shown_runs_and_the_tool_says_what_is_wrong(
+    workspace: Path,
+) -> None:
+    """An edit changes only the text it quotes: made again after the refusal showed the file, it runs, so a
+    right guess lands and a wrong one gets the tool's own words (the line most like it)."""
+    (workspace / "settings.ini").write_text("[server]\nport = 1\nhost = x\n")
+    guess = {"path": "settings.ini", "old_text": "port = 7", "new_text": "port = 2"}
+    right = {"path": "settings.ini", "old_text": "port = 1", "new_text": "port = 2"}
+    model, _ = answering(
+        calls(("e1", "edit_file", guess)),
+        calls(("e2", "edit_file", guess)),
+        calls(("e3", "edit_file", right)),
+        calls(("e4", "edit_file", right)),
+        "Done.",
+    )
+    result = await run(new_run("Set port to 2."), tools(workspace), RunOptions(model, controls=[ReadFirst()]))
+    out = results(result.messages)
+    assert out[0].startswith("Not run: settings.ini exists and you had not read it")
+    assert out[1].startswith("Error: old_text is not in settings.ini") and 'line 2: "port = 1"' in out[1]
+    assert out[2].startswith("Edited settings.ini at line 2") and out[3].startswith("Error: old_text is not in")
+    assert (workspace / "settings.ini").read_text() == "[server]\nport = 2\nhost = x\n"
+
+
 async def test_a_read_in_the_same_reply_as_the_change_was_not_seen_when_the_change_was_written(
     workspace: Path,
 ) -> None:

@@ -116,6 +116,8 @@ async def test_an_edit_that_names_no_place_or_several_changes_nothing_and_says_w
         await tool.run({"path": "todo.md", "old_text": "- [ ] d", "new_text": "x"}, context())
     with pytest.raises(ToolError, match="old_text is empty"):
         await tool.run({"path": "todo.md", "old_text": "", "new_text": "x"}, context())
+    with pytest.raises(ToolError, match="old_text and new_text are the same, so nothing would change"):
+        await tool.run({"path": "todo.md", "old_text": "- [ ] b", "new_text": "- [ ] b"}, context())
     assert (workspace / "todo.md").read_text() == "- [ ] a\n- [ ] b\n- [x] c\n"
 
 
