@@ -71,6 +71,7 @@ SMALL = Profile(
 TINY_PARAMS: Mapping[str, Mapping[str, ControlParameter]] = {
     "digest_answers": {"matching_lines": 12},
     "search_first": {"plain_words": True},
+    "parallel_calls": {"alone_with_changes": True},
 }
 TINY = Profile(
     "tiny",
