@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -26,8 +27,8 @@ class EmptyReply(Hooks):
     may change files and has changed nothing, when it is the answer turn again (the turn that offers the
     tools that change files beside what was read: a model that read the file it was asked to change often
     ends with nothing, and asked in words, writes the changed file as its answer). A reply whose
-    words are a piece of the run's instructions (a sentence of the system prompt, copied) says nothing
-    either: a small model unsure what to say recites what it was told."""
+    words are a piece of the run's instructions (a sentence of the system prompt, copied, maybe with a word
+    changed) says nothing either: a small model unsure what to say recites what it was told."""
 
     name: ClassVar[str] = "empty_reply"
     retries: int = 2
@@ -64,9 +65,20 @@ def after_empty(run: RunContext) -> bool:
     return last["role"] == "assistant" and not last.get("tool_calls") and not said(run.state.messages, last)
 
 
+RECITED = 0.8  # of a reply's words, in runs of two or more copied in order from a system message
+
+
 def said(messages: list[Message], reply: Message) -> str:
-    """What a reply says: its words, or nothing when they are only a piece of a system message."""
+    """What a reply says: its words, or nothing when they are only a piece of a system message, copied as it
+    is or with a word changed here and there ("which files say" for "which file says")."""
     text = " ".join(str(reply.get("content") or "").split())
-    instructions = [" ".join(str(m.get("content") or "").split()) for m in messages if m["role"] == "system"]
-    recited = len(re.findall(r"\w+", text)) >= 4 and any(text in told for told in instructions)
+    words = re.findall(r"\w+", text.lower())
+    instructions = [re.findall(r"\w+", str(m.get("content") or "").lower()) for m in messages if m["role"] == "system"]
+    recited = len(words) >= 4 and any(copied(words, told) >= RECITED * len(words) for told in instructions)
     return "" if recited else text
+
+
+def copied(words: list[str], told: list[str]) -> int:
+    """How many of `words` are in runs of two or more that `told` holds in the same order."""
+    blocks = difflib.SequenceMatcher(None, words, told, autojunk=False).get_matching_blocks()
+    return sum(block.size for block in blocks if block.size >= 2)

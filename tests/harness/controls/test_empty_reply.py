@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.app.trace import MemoryTrace
 from harness.controls.digest import DigestAnswers
-from harness.controls.empty_reply import EmptyReply
+from harness.controls.empty_reply import EmptyReply, said
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
@@ -17,6 +19,7 @@ from harness.tools.writes import AppendFile
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls
 from wire.digest import read
+from wire.types import Message
 
 
 async def test_an_empty_reply_requires_a_call_then_is_asked_again_in_words() -> None:
@@ -62,6 +65,25 @@ async def test_a_reply_that_recites_the_instructions_is_not_the_answer_but_one_t
         new_run(QUESTION, system=system), Registry([Recorder()]), RunOptions(model, controls=[EmptyReply()])
     )
     assert (result.answer, result.turns) == ("You answer questions.", 2)
+
+
+@pytest.mark.parametrize(
+    ("reply", "recited"),
+    [
+        ("To find which files say something, search the files for its words, then read what the search finds.", True),
+        ("to find which file says something: search the files for its words", True),
+        ("The files say nothing of it: no file holds its words.", False),
+        ("Search the files for its words: server.log holds them, on line 7.", False),
+    ],
+)
+def test_a_recital_may_change_a_word_and_an_answer_in_the_instructions_words_is_still_an_answer(
+    reply: str, recited: bool
+) -> None:
+    """The 1.5B, unsure how to count, answered with the system prompt's sentence, "file says" made "files say"."""
+    system = "You answer questions. To find which file says something, search the files for its words, then read "
+    system += "what the search finds."
+    messages: list[Message] = [{"role": "system", "content": system}, {"role": "user", "content": QUESTION}]
+    assert said(messages, {"role": "assistant", "content": reply}) == ("" if recited else reply)
 
 
 async def test_a_run_that_may_change_files_and_has_not_is_asked_the_answer_turn_again(workspace: Path) -> None:
