@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.controls.unread_paths import MAX_WALK, mentions
 from harness.tools.base import NO_ARGUMENTS
+from harness.tools.patterns import glob_matcher
 from harness.tools.workspace import Workspace
 from wire.types import ToolChoice
 
@@ -29,10 +30,11 @@ class LookFirst(Hooks):
     there is exactly one: a look around needs no guess. A server that takes `tool_parameters` is told to
     decode that call with no arguments at all (a small model fills a listing's optional folder with a file's
     path it saw in another tool's schema), or, when the question names one folder of the workspace or one
-    kind of file by its extension (and no file), with exactly that folder and glob: a small model answers a
-    question about one folder from the first count and the first names it sees. So too an optional choice
-    of the listing's (an `enum` value other than its default) that the question names as a word: a small
-    model answers with the first line it sees, so the order the question asks for comes first."""
+    kind of file by its extension or by a pattern of names (`test_*.py`), and no file, with exactly that
+    folder and glob: a small model answers a question about one folder from the first count and the first
+    names it sees. So too an optional choice of the listing's (an `enum` value other than its default)
+    that the question names as a word: a small model answers with the first line it sees, so the order the
+    question asks for comes first."""
 
     name: ClassVar[str] = "look_first"
     turns: int = 2  # a listing and a read
@@ -67,8 +69,7 @@ def first_look(tool: object, question: str) -> Mapping[str, Any]:
         return NO_ARGUMENTS  # a file named is read, not listed
     folders = {"/".join(e.path.split("/")[:end]) for e in entries for end in range(1, e.path.count("/") + 1)}
     named = [f for f in folders if names_folder(question, f)]
-    suffixes = {m.group(1) for m in EXTENSION.finditer(question)}
-    globs = [f"*.{s}" for s in suffixes if any(e.path.endswith(f".{s}") for e in entries)]
+    globs = [g for g in globs_named(question) if any(map(glob_matcher(g), (e.path for e in entries)))]
     chosen = {tool.folder_parameter: named, "glob": globs, **named_options(tool, question)}
     if any(len(values) > 1 for values in chosen.values()) or not any(chosen.values()):
         return NO_ARGUMENTS
@@ -92,7 +93,15 @@ def named_options(tool: object, question: str) -> dict[str, list[str]]:
     return {key: values for key, values in choices.items() if values}
 
 
-EXTENSION = re.compile(r"(?<![\w/.-])\*?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")
+EXTENSION = re.compile(r"(?<![\w/.*?-])([\w-]*[*?][\w*?-]*)?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")
+
+
+def globs_named(question: str) -> set[str]:
+    """The kinds of file the question names: by an extension alone (`.py`, `*.py`: `*.py`), or by a pattern of
+    names it writes (`test_*.py`, as written)."""
+    return {f"{m.group(1) or '*'}.{m.group(2)}" for m in EXTENSION.finditer(question)}
+
+
 FOLDER_WORD = r"(?:folder|directory|dir)"
 
 

@@ -61,6 +61,8 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
     assert enums("How many modules are there in src/pkg?") == {"path": ["src/pkg"]}
     assert enums("How many .py files are in `src`?") == {"path": ["src"], "glob": ["*.py"]}
     assert enums("Which .md files mention the cache?") == {"glob": ["*.md"]}
+    assert enums("How many files named test_*.py does the tests folder hold?") == {
+        "path": ["tests"], "glob": ["test_*.py"]}  # fmt: skip
     # a choice of the listing's the question names as a word, other than its default
     assert enums("Which file is the smallest?") == {"sort": ["smallest"]}
     assert enums("What is the newest file in tests/?") == {"path": ["tests"], "sort": ["newest"]}
@@ -70,6 +72,7 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
         "Compare the tests folder with src/pkg.",
         "Where do the tests stop?",
         "How many .rs files are there?",
+        "How many *_test.py files are there?",  # a pattern no file matches
         "Is src/pkg/extra empty?",
         "Which file is the largest?",  # the order the listing has anyway
         "Is the newest file also the largest or the smallest?",
