@@ -36,12 +36,12 @@ class SearchFirst(Hooks):
     unchanged). Inert when the question names a file of the folder (it is read, not searched for), when
     it names no code, when the run has searched already, when another control has chosen the call, and
     when the folder could be read whole. With `plain_words`, a question that names no code is searched
-    for the first of its plain words: a name written with a capital inside a sentence (`Specifier`,
-    `Kubernetes`), else the longest, function words and the nouns every question to a file assistant uses
-    left out (`serialisation` of "Which document explains serialisation of instances?"). A model under a
-    billion parameters never searches on its own, and offered several words it picks a common one
-    (`class` over `Specifier`, `package` over `version`); a search widened to word starts finds the lines
-    that say it another way. Not when the listing was of a folder or a kind of file the question names:
+    for a name it writes with a capital inside a sentence (`Specifier`, `Kubernetes`), else for one of its
+    plain words, function words and the nouns every question to a file assistant uses left out
+    (`serialisation`, `instances` of "Which document explains serialisation of instances?"). A model under
+    a billion parameters never searches on its own, and offered a name beside plain words it picks a
+    common word (`class` over `Specifier`); a search widened to word starts finds the lines that say it
+    another way. Not when the listing was of a folder or a kind of file the question names:
     that listing is what it asks about, and a search of the whole folder gives counts of lines that such a
     model takes for a count of files."""
 
@@ -62,7 +62,8 @@ class SearchFirst(Hooks):
             return
         search, question = searches[0], run.state.question
         narrowed = any(call["arguments"].strip() not in ("", "{}") for call in listings)
-        asked = terms(question) or (plain(question)[:1] if self.plain_words and not narrowed else [])
+        words = plain(question) if self.plain_words and not narrowed else []
+        asked = terms(question) or (names(question)[:1] if words else []) or words
         if not asked or not self.too_large(search.workspace, question):
             return
         pattern = {"type": "object", "properties": {"pattern": {"enum": asked}}, "required": ["pattern"],
@@ -107,19 +108,23 @@ SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)[\"'(`]*([A-Za-z]+)")
 
 
 def plain(question: str) -> list[str]:
-    """The question's plain words of four letters or more, each once, at most MOST_TERMS, without function
-    words and the words any question about files uses (`file`, `document`, `mentions`): first those written
-    with a capital where no sentence starts (names: `Specifier`, `Kubernetes`), then the rest, longest
-    first."""
+    """The question's plain words of four letters or more, longest first, each once, at most MOST_TERMS,
+    without function words and the words any question about files uses (`file`, `document`, `mentions`)."""
+    words = dict.fromkeys(w.lower() for w in PLAIN_WORD.findall(QUOTED.sub(" ", question)))
+    kept = [w for w in words if w not in STOP_WORDS and w not in GENERIC]
+    return sorted(kept, key=lambda w: -len(w))[:MOST_TERMS]
+
+
+def names(question: str) -> list[str]:
+    """Of the question's plain words, those written with a capital where no sentence starts (`Specifier`,
+    `Kubernetes`), in lower case, each once."""
     text = QUOTED.sub(" ", question)
     starts = {m.start(1) for m in SENTENCE_START.finditer(text)}
-    found = [
-        (m.group(0).lower(), m.group(0)[0].isupper() and m.start() not in starts) for m in PLAIN_WORD.finditer(text)
+    capitals = [
+        m.group(0).lower() for m in PLAIN_WORD.finditer(text) if m.group(0)[0].isupper() and m.start() not in starts
     ]
-    named = {word for word, capital in found if capital}
-    words = dict.fromkeys(word for word, _ in found)
-    kept = [w for w in words if w not in STOP_WORDS and w not in GENERIC]
-    return sorted(kept, key=lambda w: (w not in named, -len(w)))[:MOST_TERMS]
+    kept = set(plain(question))
+    return [w for w in dict.fromkeys(capitals) if w in kept]
 
 
 def code_shaped(word: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.controls.look_first import LookFirst
-from harness.controls.search_first import SearchFirst, plain, terms
+from harness.controls.search_first import SearchFirst, names, plain, terms
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
@@ -105,7 +105,7 @@ async def test_with_plain_words_a_question_that_names_no_code_is_searched_for_it
     await run(new_run(question), tools, RunOptions(model=model, controls=controls))
     assert seen[1].tool_choice == SEARCH
     pattern = seen[1].extra["tool_parameters"]["search"]["properties"]["pattern"]  # type: ignore[index]
-    assert pattern == {"enum": ["serialisation"]}  # offered several, a small model picks the commonest
+    assert pattern == {"enum": ["serialisation", "instances"]}
 
 
 async def test_plain_words_are_not_searched_after_a_listing_of_the_folder_or_kind_of_file_asked_about(
@@ -123,9 +123,25 @@ async def test_plain_words_are_not_searched_after_a_listing_of_the_folder_or_kin
     assert seen[1].tool_choice is None
 
 
+async def test_a_name_the_question_writes_with_a_capital_is_the_one_word_searched(tmp_path: Path) -> None:
+    """Offered the name beside the question's plain words, a small model searches a common word (`class`)."""
+    space = folder(tmp_path, 30, 100)
+    model, seen = answering(calls(("a", "list_files", {})), "part007.txt.")
+    tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
+    controls = [SearchFirst(context=1000, tool_parameters=True, plain_words=True)]
+    await run(new_run("Which file defines the class Specifier?"), tools, RunOptions(model, controls=controls))
+    pattern = seen[1].extra["tool_parameters"]["search"]["properties"]["pattern"]  # type: ignore[index]
+    assert pattern == {"enum": ["specifier"]}
+
+
+def test_a_name_is_a_word_with_a_capital_where_no_sentence_starts() -> None:
+    assert names("Which file defines the class Specifier?") == ["specifier"]
+    assert names("Does any file here mention Kubernetes or Docker?") == ["kubernetes", "docker"]
+    assert names("Docker: which notes say how the containers start? Where is it?") == []
+    assert names("Which file mentions `Specifier` and The File?") == []  # quoted: a term; `file`: every question's
+
+
 def test_the_plain_words_leave_out_function_words_and_the_words_every_question_about_files_uses() -> None:
-    assert plain("Which file defines the class Specifier?") == ["specifier", "defines", "class"]  # a name first
-    assert plain("Docker: which notes say how the containers start?") == ["containers", "docker", "notes", "start"]
     assert plain("Which document explains serialisation of instances?") == ["serialisation", "instances"]
     assert plain("How many lines of the log report a refused connection?") == ["connection", "refused", "report"]
     assert plain("Which file mentions `send_batch` and the timeout?") == ["timeout"]  # the quoted part is a term
