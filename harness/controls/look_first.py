@@ -93,13 +93,14 @@ def named_options(tool: object, question: str) -> dict[str, list[str]]:
     return {key: values for key, values in choices.items() if values}
 
 
-EXTENSION = re.compile(r"(?<![\w/.*?-])([\w-]*[*?][\w*?-]*)?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")
+# an extension, after a pattern of names (`test_*.py`) or alone (`.py`, `*.py`)
+KIND_OF_FILE = re.compile(r"(?<![\w/.*?-])([\w-]*[*?][\w*?-]*)?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")
 
 
 def globs_named(question: str) -> set[str]:
     """The kinds of file the question names: by an extension alone (`.py`, `*.py`: `*.py`), or by a pattern of
     names it writes (`test_*.py`, as written)."""
-    return {f"{m.group(1) or '*'}.{m.group(2)}" for m in EXTENSION.finditer(question)}
+    return {f"{m.group(1) or '*'}.{m.group(2)}" for m in KIND_OF_FILE.finditer(question)}
 
 
 FOLDER_WORD = r"(?:folder|directory|dir)"
