@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, Status, Tracer
 
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-TIMEOUTS = ("OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
 EXPORT_WAIT_S = 2.0  # what a run's end waits for the collector, after the answer is printed
 PROVIDER = "openai"  # the wire the harness speaks, whatever serves it
 
@@ -143,8 +142,9 @@ def from_environment(model: str, payloads: bool) -> SpanTrace | None:
 
     # no shutdown at exit: `close` flushes within EXPORT_WAIT_S, so a collector that hangs cannot hold the exit
     provider = TracerProvider(resource=Resource.create({"service.name": "harness"}), shutdown_on_exit=False)
-    timeout = None if any(os.environ.get(name) for name in TIMEOUTS) else EXPORT_WAIT_S
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(timeout=timeout)))
+    # the exporter's own timeout (the SDK's 10 s, or the one the environment sets) outlasts what the exit waits,
+    # so an export still in flight when the run ends is left behind and said to be, never cut short unsaid
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     return SpanTrace(provider.get_tracer("harness"), model, payloads, within(provider.shutdown, EXPORT_WAIT_S))
 
 
