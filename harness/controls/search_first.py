@@ -41,9 +41,9 @@ class SearchFirst(Hooks):
     (`serialisation`, `instances` of "Which document explains serialisation of instances?"). A model under
     a billion parameters never searches on its own, and offered a name beside plain words it picks a
     common word (`class` over `Specifier`); a search widened to word starts finds the lines that say it
-    another way. Not when the listing was of a folder or a kind of file the question names:
-    that listing is what it asks about, and a search of the whole folder gives counts of lines that such a
-    model takes for a count of files."""
+    another way. Not after a listing called with arguments (a folder, a kind of file or an order, as
+    look_first narrows it to what the question names): that listing is what the question asks about, and
+    a search of the whole folder gives counts of lines that such a model takes for a count of files."""
 
     name: ClassVar[str] = "search_first"
     context: int = 0  # the model's context window in tokens, when the server said
