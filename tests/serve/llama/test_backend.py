@@ -33,7 +33,8 @@ def backend() -> Iterator[LlamaBackend]:
     path = locate(SMOLLM2)
     engine = Engine(path, context=CONTEXT, threads=int(llama_threads()), sequences=1, batch_invariant=False)
     facts = ModelFacts(SMOLLM2.name, path.name, path.stat().st_size, "0" * 64)
-    made = LlamaBackend(engine, facts, Options(parallel=1, throughput=True), say=lambda line: None)
+    options = Options(parallel=1, throughput=True, prompt_cache=False)  # each reply reads its prompt whole, alike
+    made = LlamaBackend(engine, facts, options, say=lambda line: None)
     yield made
     made.close()
     engine.close()
