@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol, runtime_checkable
@@ -61,7 +62,7 @@ class SearchFirst(Hooks):
         if len(searches) != 1 or not listings or any(call["name"] == searches[0].name for call in made):
             return
         search, question = searches[0], run.state.question
-        narrowed = any(call["arguments"].strip() not in ("", "{}") for call in listings)
+        narrowed = any(given(call["arguments"]) for call in listings)
         words = plain(question) if self.plain_words and not narrowed else []
         asked = terms(question) or (names(question)[:1] if words else []) or words
         if not asked or not self.too_large(search.workspace, question):
@@ -130,6 +131,15 @@ def names(question: str) -> list[str]:
 def code_shaped(word: str) -> bool:
     """A word written as code is: with an underscore, a dot or a hyphen inside, or a capital after its first letter."""
     return any(mark in word for mark in "_.-") or any(c.isupper() for c in word[1:])
+
+
+def given(arguments: str) -> bool:
+    """Whether a call's arguments give a value (`{"path": "src"}`), not only empty ones (`{}`, `{"path": ""}`)."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and any(value not in (None, "", [], {}) for value in parsed.values())
 
 
 def lists(tool: Tool | None) -> bool:

@@ -117,10 +117,12 @@ async def test_plain_words_are_not_searched_after_a_listing_of_the_folder_or_kin
     model, seen = answering(calls(("a", "list_files", {"glob": "part00*.txt"})), "9 files.")
     tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
     controls = [SearchFirst(context=1000, tool_parameters=True, plain_words=True)]
-    await run(
-        new_run("How many parts (files named part00*.txt) are there?"), tools, RunOptions(model, controls=controls)
-    )
+    question = "How many parts (files named part00*.txt) are there?"
+    await run(new_run(question), tools, RunOptions(model, controls=controls))
     assert seen[1].tool_choice is None
+    model, seen = answering(calls(("a", "list_files", {"path": ""})), "part007.txt.")  # a listing of everything
+    await run(new_run(question), tools, RunOptions(model, controls=controls))
+    assert seen[1].tool_choice == SEARCH
 
 
 async def test_a_name_the_question_writes_with_a_capital_is_the_one_word_searched(tmp_path: Path) -> None:
