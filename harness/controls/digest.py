@@ -312,8 +312,15 @@ def shortened(finding: Finding, lines: int) -> Finding:
 
 
 def words(text: str) -> set[str]:
-    """The content words of a text by their first four letters (so "rotating" meets "rotation")."""
-    return {w[:4] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOP_WORDS}
+    """The content words of a text by their stems (`stem`)."""
+    return {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOP_WORDS}
+
+
+def stem(word: str) -> str:
+    """A word by its first four letters, a plural's `s` first dropped: "rotating" meets "rotation", "logs"
+    meets "log"."""
+    word = word.lower()
+    return (word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)[:4]
 
 
 def shares(asked: set[str], finding: Finding) -> int:
@@ -344,25 +351,39 @@ def matching(
     kind: Callable[[Finding], ResultKind] = lambda finding: "lines",
 ) -> list[str]:
     """Up to `most` lines of the results of calls with arguments that share content words with the question,
-    most shared first (ties in the results' order), each as `arguments: line`. Of a listing only its first
-    line is a candidate (what it counts, in what order, and the file first in an order asked for), and only
-    for a word it shares with the question beyond the names it lists: the order asked for ("smallest"), not
-    the folder (a question about a folder needs every name, not the first). A listing's other lines are
+    most shared first (ties in the results' order), each once. A file's line is shown as `arguments: line`
+    (the call's path first). A search's lines already begin with their file (`path:line: text`) and are
+    shown as written, without its pattern (a small model takes a label before a path for a file's name),
+    and its own notes (how many lines it found, what it skipped) are not candidates. Of a listing only its
+    first line is a candidate (what it counts, in what order, and the file first in an order asked for), and
+    only for a word it shares with the question beyond the names it lists: the order asked for ("smallest"),
+    not the folder (a question about a folder needs every name, not the first). A listing's other lines are
     names, not what a file says; a search that found nothing has no line to repeat."""
     asked = words(question)
-    scored: list[tuple[int, str]] = []
+    scored: dict[str, int] = {}
     for finding in found:
         holds = kind(finding)
         if not finding.arguments or holds == "nothing":
             continue
-        label = arguments_text(finding)
+        searched = holds in SEARCHED
+        label = "" if searched else f"{arguments_text(finding)}: "
         lines = finding.result.split("\n")
         listing = holds == "names"
         wanted = asked - words("\n".join(lines[1:])) if listing else asked
-        for line in lines[:1] if listing else lines:
+        if listing:
+            lines = lines[:1]
+        elif searched:
+            lines = [line for line in lines if HIT.match(line)]
+        for line in lines:
             if (shared := len(wanted & words(line))) and (text := line.strip()):
-                scored.append((shared, f"{label}: {text[:MATCH_CHARACTERS]}"))
-    return [line for _, line in sorted(scored, key=lambda s: -s[0])[:most]]  # a stable sort: ties keep their order
+                shown = f"{label}{text[:MATCH_CHARACTERS]}"
+                scored[shown] = max(shared, scored.get(shown, 0))
+    ranked = sorted(scored.items(), key=lambda s: -s[1])  # a stable sort: ties keep their order
+    return [line for line, _ in ranked[:most]]
+
+
+SEARCHED: frozenset[ResultKind] = frozenset(("found", "near"))  # results whose lines each begin with their file
+HIT = re.compile(r"[^\s:][^:\n]*:\d+: ")  # a search's line: `path:line: text`
 
 
 MOST_TALLIES = 4
@@ -387,8 +408,8 @@ def tallied(question: str, found: Sequence[Finding], kind: Callable[[Finding], R
         of, rest = (
             (f" of lines {part[1]}", f" (the file has {part[2]} lines; the rest was not read)") if part else ("", "")
         )
-        for stem in sorted(wanted):
-            forms = [[w for w in tokens if w.lower()[:4] == stem] for tokens in lines]
+        for word in sorted(wanted):
+            forms = [[w for w in tokens if stem(w) == word] for tokens in lines]
             holding = sum(1 for f in forms if f)
             if holding >= 2:
                 written = Counter(w for f in forms for w in f).most_common(1)[0][0]

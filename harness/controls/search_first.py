@@ -110,10 +110,18 @@ SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)[\"'(`]*([A-Za-z]+)")
 
 def plain(question: str) -> list[str]:
     """The question's plain words of four letters or more, longest first, each once, at most MOST_TERMS,
-    without function words and the words any question about files uses (`file`, `document`, `mentions`)."""
+    without function words and the words any question about files uses (`file`, `document`, `mentioned`)."""
     words = dict.fromkeys(w.lower() for w in PLAIN_WORD.findall(QUOTED.sub(" ", question)))
-    kept = [w for w in words if w not in STOP_WORDS and w not in GENERIC]
+    kept = [w for w in words if not generic(w)]
     return sorted(kept, key=lambda w: -len(w))[:MOST_TERMS]
+
+
+def generic(word: str) -> bool:
+    """A function word or a word any question about files uses, in any of its forms (`mentioned`, `listed`,
+    `describing`: the word with its ending `s`, `d`, `ed` or `ing` taken off, or that and an `e`, is one)."""
+    bases = [word.removesuffix(end) for end in ("s", "d", "ed", "ing") if word.endswith(end)]
+    forms = {word, *bases, *(f"{base}e" for base in bases)}
+    return any(form in STOP_WORDS or form in GENERIC for form in forms)
 
 
 def names(question: str) -> list[str]:

@@ -184,6 +184,22 @@ def test_of_a_listing_only_its_first_line_is_repeated_and_only_when_it_shares_a_
     assert matching(question, [missed], 12, lambda f: "nothing") == []
 
 
+def test_a_searchs_lines_are_repeated_as_written_once_each_without_its_pattern_or_its_notes() -> None:
+    hit = "docs/us/notes.txt:3: - set up weekly log rotation"
+    first = Finding("search", {"pattern": "rotation"}, f"1 matching line in 1 file for 'rotation':\n{hit}")
+    near = (
+        "No line matches 'rotating' (searched 9 files). Lines with a word that begins like one of its words"
+        f" ('rotat'), which may say it another way: 2 lines in 2 files:\nTODO.md:3: - [x] rotate the keys\n{hit}"
+    )
+    second = Finding("search", {"pattern": "rotating"}, near)
+    kinds = lambda f: "found" if f.result.startswith("1 ") else "near"  # noqa: E731
+    assert matching("Which file is about log rotation?", [first, second], 12, kinds) == [
+        hit,  # "log" and "rotation": two words shared; the same line found twice is shown once
+        "TODO.md:3: - [x] rotate the keys",
+    ]  # never `rotation: docs/us/notes.txt...`, whose pattern reads as a file's name
+    assert matching("Is there a file about rotating logs?", [second], 12, kinds)[0] == hit  # "logs" meets "log"
+
+
 def test_a_focused_digest_puts_a_related_result_before_the_listing_and_the_listing_before_the_rest() -> None:
     listing = Finding("list_files", {}, "3 files, largest first:\nbig.log (900 bytes)\na.log\nplan.md")
     big = Finding("read_file", {"path": "big.log"}, "disk at 40%")

@@ -148,3 +148,5 @@ def test_the_plain_words_leave_out_function_words_and_the_words_every_question_a
     assert plain("How many lines of the log report a refused connection?") == ["connection", "refused", "report"]
     assert plain("Which file mentions `send_batch` and the timeout?") == ["timeout"]  # the quoted part is a term
     assert plain("Is it in the file?") == []
+    assert plain("Is log rotation mentioned anywhere? Name the file.") == ["rotation"]  # `mention`, as written
+    assert plain("Which files are listed as describing the releases?") == ["releases"]
