@@ -97,10 +97,25 @@ def named_options(tool: object, question: str) -> dict[str, list[str]]:
 KIND_OF_FILE = re.compile(r"(?<![\w/.*?-])([\w-]*[*?][\w*?-]*)?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")
 
 
+# a language's own extensions, as ripgrep's file types name them (`rg --type-list`), where the language's name
+# before a word for files (`Python modules`, `YAML files`) says which files a question is about
+LANGUAGE_GLOBS: dict[str, tuple[str, ...]] = {
+    "python": ("*.py",), "markdown": ("*.md",), "json": ("*.json",), "toml": ("*.toml",), "yaml": ("*.yaml", "*.yml"),
+    "javascript": ("*.js",), "typescript": ("*.ts",), "rust": ("*.rs",), "go": ("*.go",), "java": ("*.java",),
+    "ruby": ("*.rb",), "php": ("*.php",), "kotlin": ("*.kt",), "swift": ("*.swift",), "shell": ("*.sh",),
+    "bash": ("*.sh",), "css": ("*.css",), "html": ("*.html", "*.htm"), "sql": ("*.sql",), "csv": ("*.csv",),
+    "lua": ("*.lua",), "perl": ("*.pl",), "scala": ("*.scala",), "haskell": ("*.hs",), "restructuredtext": ("*.rst",),
+}  # fmt: skip
+FILES_WORD = r"(?:source\s+|test\s+)?(?:files?|modules?|scripts?|sources?|documents?|programs?|stylesheets?)\b"
+LANGUAGE_FILES = re.compile(rf"\b({'|'.join(LANGUAGE_GLOBS)})\s+{FILES_WORD}", re.IGNORECASE)
+
+
 def globs_named(question: str) -> set[str]:
-    """The kinds of file the question names: by an extension alone (`.py`, `*.py`: `*.py`), or by a pattern of
-    names it writes (`test_*.py`, as written)."""
-    return {f"{m.group(1) or '*'}.{m.group(2)}" for m in KIND_OF_FILE.finditer(question)}
+    """The kinds of file the question names: by an extension alone (`.py`, `*.py`: `*.py`), by a pattern of
+    names it writes (`test_*.py`, as written), or by a language's name before a word for files (`Python
+    modules`: `*.py`; YAML, which has two, by both)."""
+    written = {f"{m.group(1) or '*'}.{m.group(2)}" for m in KIND_OF_FILE.finditer(question)}
+    return written | {g for m in LANGUAGE_FILES.finditer(question) for g in LANGUAGE_GLOBS[m.group(1).lower()]}
 
 
 FOLDER_WORD = r"(?:folder|directory|dir)"

@@ -63,6 +63,9 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
     assert enums("Which .md files mention the cache?") == {"glob": ["*.md"]}
     assert enums("How many files named test_*.py does the tests folder hold?") == {
         "path": ["tests"], "glob": ["test_*.py"]}  # fmt: skip
+    # a language named before a word for files: its extension
+    assert enums("How many Python modules are there in src/pkg?") == {"path": ["src/pkg"], "glob": ["*.py"]}
+    assert enums("List the markdown documents.") == {"glob": ["*.md"]}
     # a choice of the listing's the question names as a word, other than its default
     assert enums("Which file is the smallest?") == {"sort": ["smallest"]}
     assert enums("What is the newest file in tests/?") == {"path": ["tests"], "sort": ["newest"]}
@@ -76,6 +79,7 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
         "Is src/pkg/extra empty?",
         "Which file is the largest?",  # the order the listing has anyway
         "Is the newest file also the largest or the smallest?",
+        "Which Python version does the project need?",  # the language, not a kind of file
     )
     for question in unnarrowed:
         assert enums(question) == {}, question
