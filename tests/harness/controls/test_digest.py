@@ -66,7 +66,7 @@ async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_rea
     """The same listing asked twice is shown once; a search that found nothing for "timeouts" (nor for its
     word's start, "timeo"), where the file read says "timed out", is left out and its line never repeated, and
     so is one for "timeout" that found the line only by its word's start; a search that found nothing for a
-    word no file read holds stays (a no rests on it)."""
+    word no file read holds stays (a no rests on it), and is repeated last."""
     space = Workspace(workspace)
     tools = Registry([ListFiles(space), ReadFile(space), Search(space)])
     looked = calls(
@@ -85,11 +85,12 @@ async def test_a_digest_holds_each_result_once_and_no_miss_for_a_word_a_file_rea
     kept = read(digest)
     assert result.answer == "errors.log says worker 7 timed out." and kept is not None
     assert [f.call for f in kept[1]] == ['search(pattern="kubernetes")', 'read_file(path="errors.log")', "list_files()"]
-    assert "No line matches 'timeout" not in digest and digest.count("No line matches") == 1
+    assert "No line matches 'timeout" not in digest and digest.count("No line matches") == 2
+    # the miss a no rests on is repeated last, just before the question
+    assert digest.endswith(f"No line matches 'kubernetes' (searched 3 files).\n\nAnswer the question: {question}")
     near = "'timeout' (searched 3 files). Lines with a word that begins like"
     assert any(near in str(m["content"]) for m in result.messages if m["role"] == "tool")  # the search found it
     assert "errors.log: ERROR worker 7 timed out" in digest.split("share words")[1]
-    assert "kubernetes" not in digest.split("share words")[1].split("Answer the question")[0]
 
 
 def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question_each_after_its_file() -> None:
@@ -181,7 +182,8 @@ def test_of_a_listing_only_its_first_line_is_repeated_and_only_when_it_shares_a_
     assert matching("Who wrote the notes?", [listing], 12, kinds) == []  # a word of a name listed is not enough
     assert matching("What does the docs/guide folder hold?", [listing], 12, kinds) == []  # nor the folder's
     missed = Finding("search", {"pattern": "smallest"}, "No line matches 'smallest' (searched 3 files).")
-    assert matching(question, [missed], 12, lambda f: "nothing") == []
+    assert matching(question, [missed], 12, lambda f: "nothing") == ["No line matches 'smallest' (searched 3 files)."]
+    assert matching("Which file is the largest?", [missed], 12, lambda f: "nothing") == []  # a miss of another word
 
 
 def test_a_searchs_lines_are_repeated_as_written_once_each_without_its_pattern_or_its_notes() -> None:
