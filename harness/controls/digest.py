@@ -353,9 +353,10 @@ def matching(
     """Up to `most` lines of the results of calls with arguments that share content words with the question,
     most shared first (ties in the results' order), each once. A file's line is shown as `arguments: line`
     (the call's path first). A search's lines already begin with their file (`path:line: text`) and are
-    shown as written, without its pattern (a small model takes a label before a path for a file's name),
-    and its own notes (how many lines it found, what it skipped) are not candidates. Of a listing only its
-    first line is a candidate (what it counts, in what order, and the file first in an order asked for), and
+    shown as written, without its pattern (a small model takes a label before a path for a file's name);
+    they share words by what they say, as a file's lines do, not by their file's name; the search's own
+    notes (how many lines it found, what it skipped) are not candidates. Of a listing only its first line
+    is a candidate (what it counts, in what order, and the file first in an order asked for), and
     only for a word it shares with the question beyond the names it lists: the order asked for ("smallest"),
     not the folder (a question about a folder needs every name, not the first). A listing's other lines are
     names, not what a file says. A search for a word of the question that found nothing is repeated last, as
@@ -380,7 +381,8 @@ def matching(
         elif searched:
             lines = [line for line in lines if HIT.match(line)]
         for line in lines:
-            if (shared := len(wanted & words(line))) and (text := line.strip()):
+            said = HIT.sub("", line, count=1) if searched else line  # what the line says, not its file's name
+            if (shared := len(wanted & words(said))) and (text := line.strip()):
                 shown = f"{label}{text[:MATCH_CHARACTERS]}"
                 scored[shown] = max(shared, scored.get(shown, 0))
     ranked = [line for line, _ in sorted(scored.items(), key=lambda s: -s[1])]  # stable: ties keep their order

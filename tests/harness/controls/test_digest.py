@@ -187,7 +187,7 @@ def test_of_a_listing_only_its_first_line_is_repeated_and_only_when_it_shares_a_
 
 
 def test_a_searchs_lines_are_repeated_as_written_once_each_without_its_pattern_or_its_notes() -> None:
-    hit = "docs/us/notes.txt:3: - set up weekly log rotation"
+    hit = "docs/us/notes.txt:3: - set up weekly log rotation on the web hosts"
     first = Finding("search", {"pattern": "rotation"}, f"1 matching line in 1 file for 'rotation':\n{hit}")
     near = (
         "No line matches 'rotating' (searched 9 files). Lines with a word that begins like one of its words"
@@ -200,6 +200,8 @@ def test_a_searchs_lines_are_repeated_as_written_once_each_without_its_pattern_o
         "TODO.md:3: - [x] rotate the keys",
     ]  # never `rotation: docs/us/notes.txt...`, whose pattern reads as a file's name
     assert matching("Is there a file about rotating logs?", [second], 12, kinds)[0] == hit  # "logs" meets "log"
+    assert matching("What do the docs say about hosts?", [first], 12, kinds) == [hit]  # by what it says, "hosts"
+    assert matching("What do the docs say?", [first], 12, kinds) == []  # not by its file's name, "docs"
 
 
 def test_a_focused_digest_puts_a_related_result_before_the_listing_and_the_listing_before_the_rest() -> None:
