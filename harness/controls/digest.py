@@ -386,7 +386,8 @@ def matching(
                 shown = f"{label}{text[:MATCH_CHARACTERS]}"
                 scored[shown] = max(shared, scored.get(shown, 0))
     ranked = [line for line, _ in sorted(scored.items(), key=lambda s: -s[1])]  # stable: ties keep their order
-    return [*ranked[: most - len(misses[:most])], *misses[:most]]
+    last = misses[:most]
+    return [*ranked[: most - len(last)], *last]
 
 
 SEARCHED: frozenset[ResultKind] = frozenset(("found", "near"))  # results whose lines each begin with their file

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol, runtime_checkable
@@ -12,7 +11,7 @@ from harness.controls.digest import STOP_WORDS
 from harness.controls.unread_paths import DEFAULT_CONTEXT, MAX_WALK, ListsWorkspace, named_by
 from harness.core.protocols import Tool
 from harness.tools.workspace import Workspace
-from wire.types import Message, ToolCall, ToolChoice
+from wire.types import Message, ToolCall, ToolChoice, decoded_arguments
 
 
 @runtime_checkable
@@ -143,10 +142,7 @@ def code_shaped(word: str) -> bool:
 
 def given(arguments: str) -> bool:
     """Whether a call's arguments give a value (`{"path": "src"}`), not only empty ones (`{}`, `{"path": ""}`)."""
-    try:
-        parsed = json.loads(arguments or "{}")
-    except ValueError:
-        return False
+    parsed = decoded_arguments(arguments)
     return isinstance(parsed, dict) and any(value not in (None, "", [], {}) for value in parsed.values())
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.controls.look_first import LookFirst
-from harness.controls.search_first import SearchFirst, names, plain, terms
+from harness.controls.search_first import SearchFirst, given, names, plain, terms
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
@@ -123,6 +123,12 @@ async def test_plain_words_are_not_searched_after_a_listing_of_the_folder_or_kin
     model, seen = answering(calls(("a", "list_files", {"path": ""})), "part007.txt.")  # a listing of everything
     await run(new_run(question), tools, RunOptions(model, controls=controls))
     assert seen[1].tool_choice == SEARCH
+
+
+def test_a_listing_is_narrowed_only_by_arguments_that_give_a_value() -> None:
+    assert given('{"path": "src"}') and given('{"glob": "*.py", "path": ""}')
+    deep = "[" * 100_000 + "]" * 100_000  # a model's arguments nested too deeply to decode: not a narrowing
+    assert not any(given(a) for a in ("", "{}", "{ }", '{"path": ""}', '{"glob": null}', "not json", deep))
 
 
 async def test_a_name_the_question_writes_with_a_capital_is_the_one_word_searched(tmp_path: Path) -> None:
