@@ -78,12 +78,23 @@ def write_it(path: str, tools: Sequence[str]) -> str:
     )
 
 
+UNREAD = " exists and you had not read it, so "
+HOLDS = " It holds:\n"
+
+
 def read_first(path: str, tool: str, holds: str, advice: str) -> str:
-    """The slot of a change to a file the run had not read: what the file holds, and what to call next."""
-    return (
-        f"{NOT_RUN}: {path} exists and you had not read it, so {tool} would have changed it unseen. It holds:\n"
-        f"{holds}\n{advice}"
-    )
+    """The slot of a change to a file the run had not read: what the file holds, and what to call next (one
+    line: `shown_unread` reads the slot back)."""
+    return f"{NOT_RUN}: {path}{UNREAD}{tool} would have changed it unseen.{HOLDS}{holds}\n{advice}"
+
+
+def shown_unread(slot: str) -> tuple[str, str] | None:
+    """The path and what it holds, of a slot `read_first` wrote (None for any other slot)."""
+    head, holds_sep, rest = slot.partition(HOLDS)
+    path, unread_sep, _ = head.removeprefix(f"{NOT_RUN}: ").partition(UNREAD)
+    if not holds_sep or not unread_sep or not head.startswith(f"{NOT_RUN}: ") or "\n" in head:
+        return None
+    return path, rest.rpartition("\n")[0]
 
 
 def refused_again(path: str, tool: str, advice: str) -> str:

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, NotYet, RunContext, Turn
 from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
+from harness.controls.read_first import ReadsOneFile
+from harness.core.policy import ERROR
 from harness.core.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
 from harness.core.state import RunState
 from harness.errors import ContextTooSmall
-from harness.prompts import NOT_RUN, make_the_call, write_it
+from harness.prompts import NOT_RUN, make_the_call, shown_unread, write_it
 from harness.tools.workspace import Workspace
 from wire.digest import Finding, write
 from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
@@ -78,6 +80,8 @@ class DigestAnswers(Hooks):
             unrelated_lines=self.unrelated_lines,
             counts=self.counts,
             kind=self.kinds_in(run),
+            changes=frozenset(t.name for t in run.tools if not t.read_only),
+            reader=reader_of(run),
         )
         changers = self.changers(run)
         if changers:
@@ -85,6 +89,15 @@ class DigestAnswers(Hooks):
             return
         grammar = {"grammar": PROSE_GRAMMAR}
         turn.request = ModelRequest(messages, [], turn.request.max_tokens, None, None, grammar)
+
+    def decide(self, run: RunContext, turn: Turn) -> str | None:
+        """After a change refused because its file had not been read, while nothing has changed yet, the turn is
+        asked as a digest: the file shown as read, the changing tools offered. A small model shown the file
+        beside its refused call makes the same call again; asked afresh, it makes the change from the file."""
+        last = run.state.messages[-1] if run.state.messages else None
+        if last is None or last["role"] != "tool" or not self.changers(run):
+            return None
+        return "shown the file to change" if shown_unread(str(last["content"])) else None
 
     def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
         if turn.answer is None:
@@ -151,6 +164,12 @@ class DigestAnswers(Hooks):
         return [d for d in run.tools.definitions() if (t := run.tools.get(d["function"]["name"])) and not t.read_only]
 
 
+def reader_of(run: RunContext) -> tuple[str, str] | None:
+    """The tool that reads one file and the name of its path parameter, when the run has exactly one."""
+    readers = [(t.name, t.path_parameter) for t in run.tools if t.read_only and isinstance(t, ReadsOneFile)]
+    return readers[0] if len(readers) == 1 else None
+
+
 @runtime_checkable
 class ChangesWorkspace(Protocol):
     """A tool that changes the files of a workspace."""
@@ -199,7 +218,7 @@ def words_only(reply: ModelReply, keep: frozenset[str] | set[str] = frozenset())
 def findings(messages: Sequence[Message]) -> list[Finding]:
     """Each distinct call the run made, with its result, in the order the results came: its first result, or
     the first that ran when the harness filled its slot first ("Not run: …", a change refused until the
-    file was read, then made)."""
+    file was read, then made; made again and failed, the slot that showed the file stays)."""
     calls = {c["id"]: c["function"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls", [])}
     found: dict[str, Finding] = {}
     for message in messages:
@@ -208,7 +227,7 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
         args = decoded_arguments(call["arguments"])
         finding = Finding(call["name"], args if isinstance(args, dict) else call["arguments"], str(message["content"]))
         earlier = found.get(finding.call)
-        if earlier is None or (earlier.result.startswith(NOT_RUN) and not finding.result.startswith(NOT_RUN)):
+        if earlier is None or (earlier.result.startswith(NOT_RUN) and not finding.result.startswith((NOT_RUN, ERROR))):
             found[finding.call] = finding
     return list(found.values())
 
@@ -235,15 +254,19 @@ def digest_messages(
     unrelated_lines: int = 0,
     counts: bool = False,
     kind: Callable[[Finding], ResultKind] = lambda finding: "lines",
+    changes: Collection[str] = (),
+    reader: tuple[str, str] | None = None,
 ) -> list[Message]:
     """The run's system messages, then the question beside the results: each listing and miss once (one
     whose result repeats an earlier one's of the same tool adds nothing), and without the searches that found
     nothing for words another result holds (`superseded`). Results are cut to MAX_RESULT_LINES (a result of
     a call with arguments that shares no word with the question to `unrelated_lines`, when set); under a
     context budget (the run's, or the model's window) the longest lose their middle lines first, and only
-    when none can shrink further do the matching lines go, then the oldest results."""
+    when none can shrink further do the matching lines go, then the oldest results. Calls to the tools
+    `changes` names that changed nothing are left out (`made_or_shown`)."""
     head = [m for m in state.messages if m["role"] == "system"]
-    every = superseded_left_out(distinct_results(findings(state.messages), kind), kind)
+    made = made_or_shown(findings(state.messages), changes, reader)
+    every = superseded_left_out(distinct_results(made, kind), kind)
     matches = matching(state.question, every, matching_lines, kind) if matching_lines else []
     tallies = tallied(state.question, every, kind) if counts else []
     asked = words(state.question)
@@ -271,6 +294,25 @@ def digest_messages(
         if not found:
             raise ContextTooSmall(f"the question and system prompt need {used} tokens; the context budget is {budget}")
         found = found[:-1] if focus else found[1:]  # focused: the least related go first; else the oldest
+
+
+def made_or_shown(found: Sequence[Finding], changes: Collection[str], reader: tuple[str, str] | None) -> list[Finding]:
+    """The findings less the calls to tools that change files (`changes`) that changed nothing: a failed edit, a
+    slot the harness filled instead. They tell what the model tried, not what the files hold, and a small model
+    shown its own failed call makes it again. A change refused because its file had not been read showed the
+    file: it stays as a read of that file by `reader` (the reading tool's name and path parameter), unless the
+    run read it so itself."""
+    calls = {f.call for f in found}
+    kept = []
+    for finding in found:
+        if finding.name not in changes or not finding.result.startswith((NOT_RUN, ERROR)):
+            kept.append(finding)
+        elif reader is not None and (shown := shown_unread(finding.result)) is not None:
+            read = Finding(reader[0], {reader[1]: shown[0]}, shown[1])
+            if read.call not in calls:
+                calls.add(read.call)
+                kept.append(read)
+    return kept
 
 
 def distinct_results(found: Sequence[Finding], kind: Callable[[Finding], ResultKind]) -> list[Finding]:

@@ -12,11 +12,12 @@ from wire.types import canonical
 
 ErrorMode: TypeAlias = Literal["text", "silent", "fatal"]
 Dedupe: TypeAlias = Literal["off", "reads", "all"]
-SILENT_TEXT = "Error: something went wrong."
+ERROR = "Error: "  # how every slot of a call that failed begins
+SILENT_TEXT = f"{ERROR}something went wrong."
 
 
 def error_text(exc: Exception) -> str:
-    return f"Error: {exc}"
+    return f"{ERROR}{exc}"
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,9 @@ class EditFile:
         await asyncio.to_thread(rewrite, self.workspace, path, after, self.max_bytes)
         first, last = line_at(text, at), line_at(after, at + len(new))
         changed = f"Edited {path} at line {first}: replaced {plural_lines(old)} with {plural_lines(new)}."
-        return f"{changed}{removed(old, new)} {around(path, after, first, last)}"
+        start, end = text.rfind("\n", 0, at) + 1, line_end(text, at + len(old))
+        gone = removed(text[start:end], after[start : end - len(old) + len(new)])
+        return f"{changed}{gone} {around(path, after, first, last)}"
 
 
 def text_in(workspace: Workspace, path: str, max_bytes: int, changes: str) -> str:
@@ -240,9 +242,16 @@ def at_end(text: str) -> str:
             "and that line followed by the new text as new_text")  # fmt: skip
 
 
+def line_end(text: str, at: int) -> int:
+    """Where the line holding `at` ends (its newline, or the end of the text)."""
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
 def removed(old: str, new: str) -> str:
-    """The lines an edit took out (lines of old_text that no line of new_text keeps or rewrites), named as a
-    diff's minus lines are: a model that copied a neighbouring line into old_text and left it out of
+    """The lines an edit took out (of the whole lines it touched, `old`, those no line of what they became,
+    `new`, keeps or rewrites), named as a diff's minus lines are: a part of a line replaced removes no line;
+    a model that copied a neighbouring line into old_text and left it out of
     new_text has deleted a line it was never asked to touch, and the lines shown after the edit do not say
     which."""
     kept = new.split("\n")

@@ -20,6 +20,7 @@ from harness.controls.digest import (
     tallied,
 )
 from harness.controls.last_turn import LastTurn
+from harness.controls.read_first import ReadFirst
 from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
@@ -29,7 +30,7 @@ from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.search import Search
 from harness.tools.workspace import Workspace
-from harness.tools.writes import WriteFile
+from harness.tools.writes import EditFile, WriteFile
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import calls
 from wire.digest import Finding, read
@@ -350,3 +351,40 @@ def test_a_call_whose_slot_the_harness_filled_first_is_digested_with_the_result_
         {"role": "tool", "tool_call_id": "r2", "content": "Not run again: you already called read_file"},
     ]
     assert [f.result for f in findings(messages)] == ["Wrote 1 bytes to a.md.", "x"]
+
+
+async def test_a_change_refused_for_want_of_a_read_is_asked_again_as_a_digest_that_shows_the_file_as_read(
+    workspace: Path,
+) -> None:
+    """The model's refused and failed calls are not in the digest (a small model makes them again): the file
+    the refusal showed is, as a read of it, and the tools that change files are offered."""
+    (workspace / "settings.ini").write_text("[server]\nport = 1869\n")
+    space = Workspace(workspace)
+    tools = Registry([ListFiles(space), ReadFile(space), EditFile(space, needs_approval=False)])
+    guess = {"path": "settings.ini", "old_text": "17259", "new_text": "17259"}
+    model, seen = answering(
+        calls(("e1", "edit_file", guess)),
+        calls(("e2", "edit_file", guess)),
+        calls(("e3", "edit_file", {"path": "settings.ini", "old_text": "1869", "new_text": "17259"})),
+        "Set port to 17259.",
+    )
+    controls = [ReadFirst(), AnswerThird(), DigestAnswers()]
+    result = await run(new_run("Set port to 17259 in settings.ini."), tools, RunOptions(model, controls=controls))
+    shown = seen[1]  # the turn after the refusal
+    assert [m["role"] for m in shown.messages] == ["user"] and [d["function"]["name"] for d in shown.tools] == [
+        "edit_file"
+    ]
+    digest = str(shown.messages[0]["content"])
+    assert 'read_file(path="settings.ini") returned:\n    [server]\n    port = 1869' in digest
+    assert "edit_file" not in digest and "Not run" not in digest
+    failed = str(seen[2].messages[0]["content"])  # the failed edit made again is left out too
+    assert "edit_file" not in failed and "Error" not in failed and "port = 1869" in failed
+    assert (workspace / "settings.ini").read_text() == "[server]\nport = 17259\n"
+    assert result.status == "completed"
+
+
+class AnswerThird(Hooks):
+    name: ClassVar[str] = "answer_third"
+
+    def decide(self, run: RunContext, turn: Turn) -> str | None:
+        return "a test's answer turn" if run.state.turns == 2 else None

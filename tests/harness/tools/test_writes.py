@@ -287,6 +287,9 @@ async def test_an_edit_that_takes_a_line_out_names_it_and_one_that_rewrites_line
     # lines rewritten in place, or kept around a change, were not removed
     both = {"path": "settings.ini", "old_text": "[server]\nport = 17259", "new_text": "[server]\nport = 80"}
     assert "removed" not in await tool.run(both, context())
+    # a value within a line replaced: the line stays, rewritten
+    value = await tool.run({"path": "settings.ini", "old_text": "80", "new_text": "17259"}, context())
+    assert "removed" not in value and "2: port = 17259" in value
     cut = "[logging]\nlevel = info\nformat = plain\ncolour = off\nrotate = daily\n"
     (workspace / "log.ini").write_text(cut)
     out = await tool.run({"path": "log.ini", "old_text": cut, "new_text": "[logging]\n"}, context())
