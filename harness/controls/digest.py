@@ -66,6 +66,7 @@ class DigestAnswers(Hooks):
     matching_lines: int = 0
     unrelated_lines: int = 0
     counts: bool = False
+    after_refusal: bool = False
 
     def before_send(self, run: RunContext, turn: Turn) -> None:
         if turn.answer is None:
@@ -91,11 +92,12 @@ class DigestAnswers(Hooks):
         turn.request = ModelRequest(messages, [], turn.request.max_tokens, None, None, grammar)
 
     def decide(self, run: RunContext, turn: Turn) -> str | None:
-        """After a change refused because its file had not been read, while nothing has changed yet, the turn is
-        asked as a digest: the file shown as read, the changing tools offered. A small model shown the file
-        beside its refused call makes the same call again; asked afresh, it makes the change from the file."""
+        """With `after_refusal`, after a change refused because its file had not been read, while nothing has
+        changed yet, the turn is asked as a digest: the file shown as read, the changing tools offered. A model
+        under a billion parameters shown the file beside its refused call makes the same call again; asked
+        afresh, it makes the change from the file. (A larger one makes it from the file where it is.)"""
         last = run.state.messages[-1] if run.state.messages else None
-        if last is None or last["role"] != "tool" or not self.changers(run):
+        if not self.after_refusal or last is None or last["role"] != "tool" or not self.changers(run):
             return None
         return "shown the file to change" if shown_unread(str(last["content"])) else None
 

@@ -2,10 +2,11 @@
 
 A profile is a list of controls in the order they act. `small` is for models of a few billion parameters
 or less, measured on the Qwen2.5 coders (docs: the controls table); `tiny` is `small` whose answer turn
-also repeats, last, the result lines that share words with the question, for a model under a billion
-parameters; `none` is the plain loop, for a model that calls tools and answers on its own. `auto` asks the
-server for the model's card and takes `tiny` when it reports fewer than TINY_BELOW parameters, `small`
-under SMALL_BELOW (llama-server and this project's server report `meta.n_params`), `none` otherwise.
+also repeats, last, the result lines that share words with the question, and which asks a change refused
+for want of a read again as a digest, for a model under a billion parameters; `none` is the plain loop,
+for a model that calls tools and answers on its own. `auto` asks the server for the model's card and
+takes `tiny` when it reports fewer than TINY_BELOW parameters, `small` under SMALL_BELOW (llama-server
+and this project's server report `meta.n_params`), `none` otherwise.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from harness.controls.fit_context import FitContext
 from harness.controls.keep_aside import KeepAside
 from harness.controls.last_turn import LastTurn
 from harness.controls.look_first import LookFirst
+from harness.controls.manifest_first import ManifestFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.read_first import ReadFirst
 from harness.controls.repeat_guard import RepeatGuard
@@ -40,6 +42,7 @@ CONTROLS: dict[str, type[Hooks]] = {
         ChangeAlone,
         EmptyReply,
         TrimLoop,
+        ManifestFirst,
         SearchFirst,
         LookFirst,
         UnreadPaths,
@@ -58,6 +61,7 @@ SMALL = Profile(
         ControlSpec("change_alone"),
         ControlSpec("empty_reply"),
         ControlSpec("trim_loop"),
+        ControlSpec("manifest_first"),
         ControlSpec("search_first"),
         ControlSpec("look_first"),
         ControlSpec("unread_paths", {"look_while_unread": 6}),
@@ -69,7 +73,7 @@ SMALL = Profile(
     why="asked for",
 )
 TINY_PARAMS: Mapping[str, Mapping[str, ControlParameter]] = {
-    "digest_answers": {"matching_lines": 12},
+    "digest_answers": {"matching_lines": 12, "after_refusal": True},
     "search_first": {"plain_words": True},
     "parallel_calls": {"alone_with_changes": True},
 }

@@ -368,7 +368,7 @@ async def test_a_change_refused_for_want_of_a_read_is_asked_again_as_a_digest_th
         calls(("e3", "edit_file", {"path": "settings.ini", "old_text": "1869", "new_text": "17259"})),
         "Set port to 17259.",
     )
-    controls = [ReadFirst(), AnswerThird(), DigestAnswers()]
+    controls = [ReadFirst(), AnswerThird(), DigestAnswers(after_refusal=True)]
     result = await run(new_run("Set port to 17259 in settings.ini."), tools, RunOptions(model, controls=controls))
     shown = seen[1]  # the turn after the refusal
     assert [m["role"] for m in shown.messages] == ["user"] and [d["function"]["name"] for d in shown.tools] == [
