@@ -34,8 +34,9 @@ class SearchFirst(Hooks):
     search for the name the question asks about finds the lines to read around, the lines that define
     it first. Only on a server that takes `tool_parameters` (the pattern is narrowed there, the prompt
     unchanged). Inert when the question names a file of the folder (it is read, not searched for), when
-    it names no code, when the run has searched already, when another control has chosen the call, and
-    when the folder could be read whole. With `plain_words`, a question that names no code is searched
+    it names no code, when the run has searched or read a file already (manifest_first read what the
+    question asks the project for), when another control has chosen the call, and when the folder could
+    be read whole. With `plain_words`, a question that names no code is searched
     for a name it writes with a capital inside a sentence (`Specifier`, `Kubernetes`), else for one of its
     plain words, function words and the nouns every question to a file assistant uses left out
     (`serialisation`, `instances` of "Which document explains serialisation of instances?"). A model under
@@ -58,8 +59,8 @@ class SearchFirst(Hooks):
         searches = [t for t in run.tools if t.name in offered and t.read_only and isinstance(t, SearchesWorkspace)]
         made = [c["function"] for m in run.state.messages for c in calls_of(m)]
         listings = [call for call in made if lists(run.tools.get(call["name"]))]
-        if len(searches) != 1 or not listings or any(call["name"] == searches[0].name for call in made):
-            return
+        if len(searches) != 1 or not listings or len(listings) < len(made):
+            return  # the turn after the listing only: not once the run has searched, or read a file
         search, question = searches[0], run.state.question
         narrowed = any(given(call["arguments"]) for call in listings)
         words = plain(question) if self.plain_words and not narrowed else []
