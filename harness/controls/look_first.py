@@ -32,7 +32,7 @@ class LookFirst(Hooks):
     path it saw in another tool's schema), or, when the question names one folder of the workspace or one
     kind of file by its extension or by a pattern of names (`test_*.py`), and no file, with exactly that
     folder and glob: a small model answers a question about one folder from the first count and the first
-    names it sees. So too an optional choice of the listing's (an `enum` value other than its default)
+    names it sees. So too an optional choice of the listing's (an `enum` value, its default too)
     that the question names as a word: a small model answers with the first line it sees, so the order the
     question asks for comes first."""
 
@@ -78,15 +78,16 @@ def first_look(tool: object, question: str) -> Mapping[str, Any]:
 
 
 def named_options(tool: object, question: str) -> dict[str, list[str]]:
-    """Per optional parameter that offers a choice (a string `enum`), the values other than its default that
-    the question holds as words."""
+    """Per optional parameter that offers a choice (a string `enum`), the values the question holds as words,
+    its default among them: a listing asked for its order says which file leads it ("the largest is …"), a
+    line the digest repeats last."""
     schema = getattr(tool, "parameters", None)
     if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
         return {}
     words = set(re.findall(r"[a-z]+", question.lower()))
     required = schema.get("required") or ()
     choices = {
-        key: [v for v in spec["enum"] if isinstance(v, str) and v != spec.get("default") and v.lower() in words]
+        key: [v for v in spec["enum"] if isinstance(v, str) and v.lower() in words]
         for key, spec in schema["properties"].items()
         if key not in required and isinstance(spec, Mapping) and isinstance(spec.get("enum"), list)
     }

@@ -66,8 +66,10 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
     # a language named before a word for files: its extension
     assert enums("How many Python modules are there in src/pkg?") == {"path": ["src/pkg"], "glob": ["*.py"]}
     assert enums("List the markdown documents.") == {"glob": ["*.md"]}
-    # a choice of the listing's the question names as a word, other than its default
+    # a choice of the listing's the question names as a word, its default too (the listing then names the file
+    # that leads it: "the largest is ...")
     assert enums("Which file is the smallest?") == {"sort": ["smallest"]}
+    assert enums("Name the largest file in the folder.") == {"sort": ["largest"]}
     assert enums("What is the newest file in tests/?") == {"path": ["tests"], "sort": ["newest"]}
     # none: a file named (it is read), two folders, a plain word, an extension no file has, a longer path
     unnarrowed = (
@@ -77,7 +79,6 @@ def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_nam
         "How many .rs files are there?",
         "How many *_test.py files are there?",  # a pattern no file matches
         "Is src/pkg/extra empty?",
-        "Which file is the largest?",  # the order the listing has anyway
         "Is the newest file also the largest or the smallest?",
         "Which Python version does the project need?",  # the language, not a kind of file
     )
