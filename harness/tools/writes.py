@@ -281,8 +281,7 @@ def splits_line(text: str, at: int, old: str, new: str) -> str:
     end = at + len(old)
     if old.endswith("\n") or not new.endswith("\n") or end >= len(text) or text[end] in "\r\n":
         return ""
-    start, stop = text.rfind("\n", 0, at) + 1, text.find("\n", end)
-    line = text[start : len(text) if stop == -1 else stop]
+    line = text[text.rfind("\n", 0, at) + 1 : line_end(text, end)]
     if len(line) > SHOWN_CHARS:
         return ""
     return (f"old_text ends inside line {line_at(text, at)}, {json.dumps(line, ensure_ascii=False)}, and new_text "
