@@ -113,7 +113,8 @@ GENERIC = frozenset((
 ))  # fmt: skip
 COUNTED = r"(?:files?|lines?|rows?|records?|entries|entry|items?|errors?|times|occurrences?|mentions?)"
 COUNT_PHRASE = re.compile(rf"\b(\d[\d,]*|{'|'.join(NUMBERS)})\s+(?:[\w-]+\s+){{0,2}}{COUNTED}\b", re.IGNORECASE)
-BARE_NUMBER = re.compile(r"(?<![\w.:/-])(\d[\d,]*)(?![\w.:/-]|\.\d)")
+# a number on its own: not part of a version, path, time or file name, though it may end a sentence
+BARE_NUMBER = re.compile(r"(?<![\w.:/-])(\d[\d,]*)(?![\w:/-]|[.,]\w)")
 
 
 def judge_yes(answer: str, truth: Truth, files: set[str]) -> Verdict:
