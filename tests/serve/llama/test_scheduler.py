@@ -198,13 +198,14 @@ def in_decode(rows: Sequence[Row], engine: FakeEngine, after: int) -> bool:
 Fault = Callable[[str, Sequence[Row], FakeEngine], bool]
 
 
-def once(fault: Fault) -> Fault:
-    fired = [False]
+def once(fault: Fault, fired: list[bool] | None = None) -> Fault:
+    """The fault, the first time it is met only (noted in `fired`, when given)."""
+    met = [] if fired is None else fired
 
     def first_time(stage: str, rows: Sequence[Row], engine: FakeEngine) -> bool:
-        if fired[0] or not fault(stage, rows, engine):
+        if met or not fault(stage, rows, engine):
             return False
-        fired[0] = True
+        met.append(True)
         return True
 
     return first_time
@@ -263,16 +264,12 @@ def test_a_shared_call_that_fails_once_is_made_again_and_every_reply_is_its_own(
     The fault fires in the first decode call that holds the culprit past its second token beside another
     request: which call that is depends on how the requests' prompt reading interleaved (fairness is by time
     spent), and a call holding the culprit alone would fail it alone, as it should."""
-    shared = ENGINE_FAULTS["a shared decode call"]()
+    culprits = ENGINE_FAULTS["a shared decode call"]()
     fired: list[bool] = []
-
-    def shared_once(stage: str, rows: Sequence[Row], engine: FakeEngine) -> bool:
-        if fired or len({r.sequence for r in rows}) < 2 or not shared(stage, rows, engine):
-            return False
-        fired.append(True)
-        return True
-
-    culprit = run_with_culprit(FakeEngine(fault=shared_once), "", expected, throughput)
+    fault = once(
+        lambda stage, rows, engine: len({r.sequence for r in rows}) > 1 and culprits(stage, rows, engine), fired
+    )
+    culprit = run_with_culprit(FakeEngine(fault=fault), "", expected, throughput)
     assert fired, "no decode call held the culprit beside another request"
     assert culprit.message == alone(CULPRIT)
 
