@@ -41,7 +41,9 @@ class DigestAnswers(Hooks):
     and when the digest must still shrink the least related go first: a small model names the first result
     it sees. With `matching_lines`, up to that many lines of the results that share words with the question
     (most shared first, each after its call's arguments, from the whole results) are written again last,
-    just before the question: a model under a billion parameters answers from what it read last. With
+    just before the question: a model under a billion parameters answers from what it read last, and one of
+    a billion or two names the file of a listing it made of a folder the question's words name, beside the
+    search that found the line in another file, unless that line comes again last. With
     `unrelated_lines`, a result that shares no word with the question (a window of a long log read on the
     way) is cut to that many lines, so what the answer needs is not lost in what it does not. With `counts`,
     how many lines of each file read hold each word of the question that two or more of them hold is

@@ -1,12 +1,12 @@
 """The controls by name, the profiles made of them, and how `auto` picks one from what the server says.
 
 A profile is a list of controls in the order they act. `small` is for models of a few billion parameters
-or less, measured on the Qwen2.5 coders (docs: the controls table); `tiny` is `small` whose answer turn
-also repeats, last, the result lines that share words with the question, and which asks a change refused
-for want of a read again as a digest, for a model under a billion parameters; `none` is the plain loop,
-for a model that calls tools and answers on its own. `auto` asks the server for the model's card and
-takes `tiny` when it reports fewer than TINY_BELOW parameters, `small` under SMALL_BELOW (llama-server
-and this project's server report `meta.n_params`), `none` otherwise.
+or less, measured on the Qwen2.5 coders (docs: the controls table); `tiny` is `small` which asks a change
+refused for want of a read again as a digest, searches a question that names no code for its plain words,
+and makes one call per reply beside tools that change files, for a model under a billion parameters; `none`
+is the plain loop, for a model that calls tools and answers on its own. `auto` asks the server for the
+model's card and takes `tiny` when it reports fewer than TINY_BELOW parameters, `small` under SMALL_BELOW
+(llama-server and this project's server report `meta.n_params`), `none` otherwise.
 """
 
 from __future__ import annotations
@@ -68,12 +68,12 @@ SMALL = Profile(
         ControlSpec("parallel_calls"),
         ControlSpec("last_turn"),
         ControlSpec("fit_context"),
-        ControlSpec("digest_answers", {"focus": True, "counts": True}),
+        ControlSpec("digest_answers", {"focus": True, "counts": True, "matching_lines": 12}),
     ),
     why="asked for",
 )
 TINY_PARAMS: Mapping[str, Mapping[str, ControlParameter]] = {
-    "digest_answers": {"matching_lines": 12, "after_refusal": True},
+    "digest_answers": {"after_refusal": True},
     "search_first": {"plain_words": True},
     "parallel_calls": {"alone_with_changes": True},
 }
