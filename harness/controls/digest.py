@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -43,9 +44,10 @@ class DigestAnswers(Hooks):
     (most shared first, each after its call's arguments, from the whole results) are written again last,
     just before the question: a model under a billion parameters answers from what it read last, and one of
     a billion or two names the file of a listing it made of a folder the question's words name, beside the
-    search that found the line in another file, unless that line comes again last. With
-    `unrelated_lines`, a result that shares no word with the question (a window of a long log read on the
-    way) is cut to that many lines, so what the answer needs is not lost in what it does not. With `counts`,
+    search that found the line in another file, unless that line comes again last. With `named_files` too,
+    each read of a file the question names by its path leads those lines, whole on one line (`named_reads`).
+    With `unrelated_lines`, a result that shares no word with the question (a window of a long log read on
+    the way) is cut to that many lines, so what the answer needs is not lost in what it does not. With `counts`,
     how many lines of each file read hold each word of the question that two or more of them hold is
     written last (`logs/app.log: 7 lines hold "ERROR"`): a small model asked how many lines say something
     counts the lines it was shown wrong, and copies a number it is given.
@@ -68,6 +70,7 @@ class DigestAnswers(Hooks):
     matching_lines: int = 0
     unrelated_lines: int = 0
     counts: bool = False
+    named_files: bool = False
     after_refusal: bool = False
 
     def before_send(self, run: RunContext, turn: Turn) -> None:
@@ -80,6 +83,7 @@ class DigestAnswers(Hooks):
             budget,
             focus=self.focus,
             matching_lines=self.matching_lines,
+            named_files=self.named_files,
             unrelated_lines=self.unrelated_lines,
             counts=self.counts,
             kind=self.kinds_in(run),
@@ -255,6 +259,7 @@ def digest_messages(
     *,
     focus: bool = False,
     matching_lines: int = 0,
+    named_files: bool = False,
     unrelated_lines: int = 0,
     counts: bool = False,
     kind: Callable[[Finding], ResultKind] = lambda finding: "lines",
@@ -272,6 +277,9 @@ def digest_messages(
     made = made_or_shown(findings(state.messages), changes, reader)
     every = superseded_left_out(distinct_results(made, kind), kind)
     matches = matching(state.question, every, matching_lines, kind) if matching_lines else []
+    if named_files and matching_lines and reader is not None:
+        named = named_reads(state.question, every, reader)
+        matches = [*named, *[line for line in matches if line not in named]][: max(matching_lines, len(named))]
     tallies = tallied(state.question, every, kind) if counts else []
     asked = words(state.question)
     found = [
@@ -434,6 +442,29 @@ def matching(
     ranked = [line for line, _ in sorted(scored.items(), key=lambda s: -s[1])]  # stable: ties keep their order
     last = misses[:most]
     return [*ranked[: most - len(last)], *last]
+
+
+NAMED_CHARACTERS = 400  # a named file's lines, joined, are shown cut to their start
+
+
+def named_reads(question: str, found: Sequence[Finding], reader: tuple[str, str]) -> list[str]:
+    """Each file the question names by its path and `reader` (the reading tool, its path parameter) read, as
+    one line: `docs/todo.md: Ask Dana for the slides. Book the room.` (its lines joined, without a window's
+    notes). A model under a billion parameters asked what a file says, shown it among other results, writes
+    what such a file usually says; with its lines again last, just before the question, it quotes them."""
+    name, parameter = reader
+    named = {posixpath.normpath(name) for name in file_names(question)}
+    shown: list[str] = []
+    for finding in found:
+        path = finding.arguments.get(parameter) if isinstance(finding.arguments, Mapping) else None
+        if finding.name != name or not isinstance(path, str) or posixpath.normpath(path) not in named:
+            continue
+        said = " ".join(
+            line.strip() for line in finding.result.split("\n") if line.strip() and not NOTE.fullmatch(line)
+        )
+        if said and (line := f"{posixpath.normpath(path)}: {said[:NAMED_CHARACTERS]}") not in shown:
+            shown.append(line)
+    return shown
 
 
 SEARCHED: frozenset[ResultKind] = frozenset(("found", "near"))  # results whose lines each begin with their file

@@ -2,8 +2,10 @@
 
 A profile is a list of controls in the order they act. `small` is for models of a few billion parameters
 or less, measured on the Qwen2.5 coders (docs: the controls table); `tiny` is `small` which asks a change
-refused for want of a read again as a digest, searches a question that names no code for its plain words,
-and makes one call per reply beside tools that change files, for a model under a billion parameters; `none`
+refused for want of a read again as a digest, repeats a file the question names last in the digest and cuts
+there the results that share no word with the question, searches a question that names no code for its
+plain words, and makes one call per reply beside tools that change files, for a model under a billion
+parameters; `none`
 is the plain loop, for a model that calls tools and answers on its own. `auto` asks the server for the
 model's card and takes `tiny` when it reports fewer than TINY_BELOW parameters, `small` under SMALL_BELOW
 (llama-server and this project's server report `meta.n_params`), `none` otherwise.
@@ -73,7 +75,7 @@ SMALL = Profile(
     why="asked for",
 )
 TINY_PARAMS: Mapping[str, Mapping[str, ControlParameter]] = {
-    "digest_answers": {"after_refusal": True},
+    "digest_answers": {"after_refusal": True, "named_files": True, "unrelated_lines": 4},
     "search_first": {"plain_words": True},
     "parallel_calls": {"alone_with_changes": True},
 }

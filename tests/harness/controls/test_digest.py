@@ -17,6 +17,7 @@ from harness.controls.digest import (
     findings,
     focused,
     matching,
+    named_reads,
     tallied,
 )
 from harness.controls.last_turn import LastTurn
@@ -123,6 +124,35 @@ def test_matching_lines_repeat_the_lines_that_share_most_words_with_the_question
     fitted = replace(state, limits=Limits(context_tokens=bare))
     kept = read(str(digest_messages(fitted, count, focus=True, matching_lines=12)[-1]["content"]))
     assert kept is not None and len(kept[1]) == 2
+
+
+def test_a_file_the_question_names_by_its_path_is_repeated_last_whole_on_one_line() -> None:
+    todo = Finding("read_file", {"path": "docs/todo.md"}, "Ask Dana for the slides.\n\nBook the room.\n")
+    other = Finding("read_file", {"path": "todo.md"}, "Buy milk.")  # same name, another folder: not named
+    dotted = Finding("read_file", {"path": "./docs/todo.md"}, "Ask Dana for the slides.\n\nBook the room.\n")
+    window = Finding("read_file", {"path": "docs/todo.md"}, "[docs/todo.md: lines 1-2 of 2]\nAsk Dana for the slides.")
+    search = Finding("search", {"pattern": "docs/todo.md"}, "No line matches 'docs/todo.md' (searched 3 files).")
+    found = [other, todo, window, search, dotted]  # the same read twice is shown once
+    reader = ("read_file", "path")
+    question = "Show me what docs/todo.md says."
+    assert named_reads(question, found, reader) == [
+        "docs/todo.md: Ask Dana for the slides. Book the room.",
+        "docs/todo.md: Ask Dana for the slides.",  # a window, without its note
+    ]
+    assert named_reads("What do the notes say?", found, reader) == []  # no file named by its path
+    assert named_reads(question, found, ("cat", "file")) == []  # only the run's reading tool reads a file
+    long = Finding("read_file", {"path": "docs/todo.md"}, "word " * 500)
+    assert len(named_reads(question, [long], reader)[0]) == len("docs/todo.md: ") + 400
+    state = new_run(question)
+    for index, finding in enumerate((other, todo)):
+        reply = calls((f"call_{index}", "read_file", finding.arguments))
+        state.messages += [reply, {"role": "tool", "tool_call_id": f"call_{index}", "content": finding.result}]
+    ask = lambda **named: str(digest_messages(state, lambda m: 1, matching_lines=12, **named)[-1]["content"])  # noqa: E731
+    assert ask(named_files=True, reader=reader).endswith(
+        "question:\n    docs/todo.md: Ask Dana for the slides. Book the room.\n\nAnswer the question: " + question
+    )
+    assert "Lines that share" not in ask(reader=reader)  # off unless asked for
+    assert "Lines that share" not in ask(named_files=True)  # nor without a reading tool to know a read by
 
 
 LOG = "INFO up\nERROR disk full\nWARN slow\nERROR disk full\nerror: timeout\nINFO backup done\n"
