@@ -452,18 +452,19 @@ def named_reads(question: str, found: Sequence[Finding], reader: tuple[str, str]
     one line: `docs/todo.md: Ask Dana for the slides. Book the room.` (its lines joined, without a window's
     notes). A model under a billion parameters asked what a file says, shown it among other results, writes
     what such a file usually says; with its lines again last, just before the question, it quotes them."""
-    name, parameter = reader
-    named = {posixpath.normpath(name) for name in file_names(question)}
+    tool, parameter = reader
+    named = {posixpath.normpath(path) for path in file_names(question)}
     shown: list[str] = []
     for finding in found:
         path = finding.arguments.get(parameter) if isinstance(finding.arguments, Mapping) else None
-        if finding.name != name or not isinstance(path, str) or posixpath.normpath(path) not in named:
+        path = posixpath.normpath(path) if finding.name == tool and isinstance(path, str) else None
+        if path not in named:
             continue
         said = " ".join(
-            line.strip() for line in finding.result.split("\n") if line.strip() and not NOTE.fullmatch(line)
+            text for line in finding.result.split("\n") if (text := line.strip()) and not NOTE.fullmatch(line)
         )
-        if said and (line := f"{posixpath.normpath(path)}: {said[:NAMED_CHARACTERS]}") not in shown:
-            shown.append(line)
+        if said and (repeated := f"{path}: {said[:NAMED_CHARACTERS]}") not in shown:
+            shown.append(repeated)
     return shown
 
 

@@ -2,13 +2,13 @@
 
 A profile is a list of controls in the order they act. `small` is for models of a few billion parameters
 or less, measured on the Qwen2.5 coders (docs: the controls table); `tiny` is `small` which asks a change
-refused for want of a read again as a digest, repeats a file the question names last in the digest and cuts
-there the results that share no word with the question, searches a question that names no code for its
-plain words, and makes one call per reply beside tools that change files, for a model under a billion
-parameters; `none`
-is the plain loop, for a model that calls tools and answers on its own. `auto` asks the server for the
-model's card and takes `tiny` when it reports fewer than TINY_BELOW parameters, `small` under SMALL_BELOW
-(llama-server and this project's server report `meta.n_params`), `none` otherwise.
+refused for want of a read again as a digest, repeats a file the question names last in the digest and
+cuts there the results that share no word with the question, searches a question that names no code for
+its plain words, and makes one call per reply beside tools that change files, for a model under a billion
+parameters; `none` is the plain loop, for a model that calls tools and answers on its own. `auto` asks
+the server for the model's card and takes `tiny` when it reports fewer than TINY_BELOW parameters,
+`small` under SMALL_BELOW (llama-server and this project's server report `meta.n_params`), `none`
+otherwise.
 """
 
 from __future__ import annotations
