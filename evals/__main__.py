@@ -14,23 +14,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import secrets
 import sys
 import tempfile
 import time
 from contextlib import ExitStack
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
-from evals import controls, families, report, scale
+from evals import controls, families, report, scale, scores
 from evals.compare import compare
 from evals.controls import MEASURED_SUITES
+from evals.languages import LANGUAGES, Language
 from evals.manifest import manifest
 from evals.providers import ProviderSpecError, resolve
+from evals.repos import Split
 from evals.runner import EvalSettings, TaskResult, run_suite
 from evals.servers import ServerFailed
+from evals.splits import split_suites
 from evals.suite import DEFAULT_SUITE, SUITES, Suite, SuiteError, load_suite
 from harness.app.flags import add_controls, profile_from
 from harness.errors import HarnessError
@@ -68,7 +72,20 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="a suite file or the name of one in evals/suites (repeatable; 'all': every suite there but seed; "
-        "default: the six file tasks)",
+        "'dev' or 'test': a split drawn from --seed; default: the six file tasks)",
+    )
+    go.add_argument(
+        "--seed",
+        type=int,
+        help="the seed a split is drawn from (dev: 0 unless given; test: a new one each time unless given; the "
+        "seed is printed and written in the report, and the same seed draws the same tasks)",
+    )
+    go.add_argument("--generated", type=int, help="generated projects in a split (dev 1, test 2)")
+    go.add_argument("--real", type=int, help="real projects in a split (dev 4, test 8)")
+    go.add_argument(
+        "--languages",
+        default=",".join(LANGUAGES),
+        help=f"the languages a split asks in, comma-separated (default {','.join(LANGUAGES)})",
     )
     go.add_argument(
         "--provider", action="append", default=[], metavar="NAME=URL[,model=M]", help="a provider (repeatable)"
@@ -117,17 +134,56 @@ def files_in(path: Path) -> int:
     return getattr(workspace, "files", 3) if hasattr(workspace, "builder") else 1000
 
 
-def suites_named(names: list[str]) -> list[Suite]:
-    """Suites by file or by name; 'all' is every suite in evals/suites but the seed's tool set."""
+def suites_named(names: list[str], draw: Draw | None = None) -> list[Suite]:
+    """Suites by file or by name; 'all' is every suite in evals/suites but the seed's tool set; 'dev' and
+    'test' are the splits' suites, drawn as `draw` says."""
     wanted = names or [str(DEFAULT_SUITE)]
     if "all" in wanted:
         found = [p for p in SUITES.glob("*.json") if p.stem != "seed"]
         wanted = [str(p) for p in sorted(found, key=lambda p: (p.stem.startswith("family"), files_in(p), p.stem))]
-    return [load_suite(SUITES / f"{n}.json" if "/" not in n and not n.endswith(".json") else n) for n in wanted]
+    suites: list[Suite] = []
+    for name in wanted:
+        split = SPLITS.get(name)
+        if split is not None:
+            draw = draw or Draw()
+            suites += split_suites(split, draw.seed_for(split), draw.generated, draw.real, draw.languages)
+            continue
+        path = SUITES / f"{name}.json" if "/" not in name and not name.endswith(".json") else Path(name)
+        suites.append(load_suite(path))
+    return suites
+
+
+SPLITS: dict[str, Split] = {"dev": "dev", "test": "test"}
+
+
+@dataclass
+class Draw:
+    """How a split is drawn: its seed (dev: 0 unless given; test: a fresh one unless given), its size, its
+    languages."""
+
+    seed: int | None = None
+    generated: int | None = None
+    real: int | None = None
+    languages: tuple[Language, ...] = LANGUAGES
+
+    def seed_for(self, split: str) -> int:
+        if self.seed is None:
+            self.seed = 0 if split == "dev" else secrets.randbelow(1_000_000)
+            print(f"eval: the {split} split is drawn with --seed {self.seed}", file=sys.stderr)
+        return self.seed
+
+
+def languages_from(text: str) -> tuple[Language, ...]:
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [c for c in chosen if c not in LANGUAGES]
+    if unknown or not chosen:
+        raise ValueError(f"--languages takes some of {','.join(LANGUAGES)}, not {text!r}")
+    return tuple(c for c in LANGUAGES if c in chosen)
 
 
 def run(args: argparse.Namespace) -> int:
-    suites = suites_named(args.suite)
+    draw = Draw(args.seed, args.generated, args.real, languages_from(args.languages))
+    suites = suites_named(args.suite, draw)
     command = "python -m evals " + " ".join(sys.argv[1:])
     if args.concurrency < 1 or args.trials < 1:
         raise ValueError("--concurrency and --trials must be at least 1")
@@ -162,10 +218,18 @@ def run(args: argparse.Namespace) -> int:
         written += report.write_all(out / name if len(suites) > 1 else out, results, settings.trials, data)
         print(report.console(results, settings.trials, facts) + "\n")
     closing = report.by_suite(finished, settings.trials)
-    if len(suites) > 1:
+    drawn = sorted({s.split for s in suites if s.split})
+    if drawn:
+        every = [r for _, results in finished for r in results]
+        split = {"split": ", ".join(drawn), "seed": draw.seed, "languages": list(draw.languages)}
+        written += report.write_split(out, every, settings.trials, split, facts, command)
+        print("\n".join(scores.tables(every, settings.trials)) + "\n")
+    elif len(suites) > 1:
         written.append(report.write_suites(out, closing, command))
     print("\n".join(closing))
     shown = ", ".join(str(p) for p in written) if len(suites) == 1 else f"{out}/ (a folder per suite, and report.md)"
+    if draw.seed is not None and drawn:
+        shown += f"; drawn with --seed {draw.seed}"
     print("\nwrote " + shown)
     return 0
 

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evals.scores import compared
+
 
 def load(path: str | Path) -> dict[str, Any]:
     try:
@@ -35,7 +37,11 @@ def cell(rows: list[dict[str, Any]] | None) -> str:
 
 
 def compare(a_path: str | Path, b_path: str | Path) -> str:
-    a, b = index(load(a_path)), index(load(b_path))
+    first, second = load(a_path), load(b_path)
+    if "scores" in first and "scores" in second:  # two runs of a split: their scores, with intervals
+        head = [f"A = {a_path} (seed {first.get('seed')})", f"B = {b_path} (seed {second.get('seed')})", ""]
+        return "\n".join([*head, *compared(first["scores"], second["scores"])])
+    a, b = index(first), index(second)
     keys = list(dict.fromkeys([*a, *b]))
     changed = [k for k in keys if cell(a.get(k)).split(",")[0] != cell(b.get(k)).split(",")[0]]
     lines = [f"A = {a_path}", f"B = {b_path}", f"{len(changed)} of {len(keys)} task outcomes differ", ""]

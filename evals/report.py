@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from evals import scores
 from evals.manifest import results_header
 from evals.runner import TaskResult, aggregate
 
@@ -135,6 +136,42 @@ def write_suites(out: Path, lines: list[str], command: str) -> Path:
     ]
     path.write_text("\n".join([*head, *lines, "```", ""]), encoding="utf-8")
     return path
+
+
+def write_split(
+    out: Path,
+    results: list[TaskResult],
+    trials: int,
+    split: dict[str, Any],
+    manifest: dict[str, Any],
+    command: str,
+) -> list[Path]:
+    """A split's report (report.md: the scores with their intervals, per kind, language and project) and its
+    summary.json (the scores and every task's result), beside the suites' own folders."""
+    out.mkdir(parents=True, exist_ok=True)
+    languages = ", ".join(split["languages"])
+    head = [
+        f"# Eval: the {split['split']} split, seed {split['seed']}",
+        "",
+        results_header(command),
+        f"Drawn with `--seed {split['seed']}` in {languages}: {len(results)} runs over "
+        f"{len({r.suite for r in results})} projects. Intervals are 95% Wilson score intervals.",
+        "",
+    ]
+    misses = [f"- `{r.suite}` {r.kind} ({r.language}): {r.prompt} -> \"{clip(r.answer, 90)}\" ({r.why})"
+              for r in results if not r.correct]  # fmt: skip
+    body = [*head, *scores.tables(results, trials), "", "## Wrong answers", "", *misses, ""]
+    report_path, summary_path = out / "report.md", out / "summary.json"
+    report_path.write_text("\n".join(body), encoding="utf-8")
+    data = {
+        **split,
+        "command": command,
+        "manifest": manifest,
+        "scores": scores.scores(results, trials),
+        "results": [{k: v for k, v in asdict(r).items() if k not in ("turn_log", "messages")} for r in results],
+    }
+    summary_path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    return [report_path, summary_path]
 
 
 def console(results: list[TaskResult], trials: int, manifest: dict[str, Any]) -> str:

@@ -74,6 +74,10 @@ class TaskResult(RunSummary):
     model: str = ""
     task: str = ""
     prompt: str = ""
+    suite: str = ""
+    kind: str = ""  # the kind of question (the task's id when its suite names none)
+    language: str = "en"  # the language it was asked in
+    code: str | None = None  # a real project's language of code
     trial: int = 1
     correct: bool = False
     why: str = ""
@@ -152,7 +156,7 @@ async def run_task(
     began = time.perf_counter()
     state = await run_to_end(state, trace, approve_calls=task.check.kind in CHANGES)
     wall = (time.perf_counter() - began) * 1000
-    verdict = judge(task.check, truth, state.answer, files, read_paths(state), workspace)
+    verdict = judge(task.check, truth, state.answer, files, read_paths(state), workspace, task.language)
     path = trajectory(state, tools_for(config), list(task.needs))
     turns = turns_of(trace, state.run_id)
     model_ms = sum(t.latency_ms for t in turns)
@@ -162,6 +166,10 @@ async def run_task(
         model=provider.model,
         task=task.id,
         prompt=task.prompt,
+        suite=suite.name,
+        kind=task.kind or task.id,
+        language=task.language,
+        code=suite.code,
         trial=trial,
         correct=verdict.correct,
         why=verdict.why,

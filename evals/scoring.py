@@ -7,6 +7,7 @@ included ("errors.log or access.log").
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from evals.languages import WORD_CHAR, Language, either, number_words, vocabularies
+from evals.manifests import FAMILIES
 from evals.suite import Check
 from evals.truth import CHANGES, Truth, config_values, digests, read_text
 from harness.core.state import RunState
@@ -24,27 +27,8 @@ Failure = Literal[
     "wrong_answer", "no_answer", "bad_tool_args", "unknown_tool", "max_turns", "budget", "timeout", "provider_error"
 ]
 HARNESS_FAILURES: frozenset[Failure] = frozenset({"provider_error"})
-NUMBERS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-]
-NEGATION = re.compile(r"\b(?:not|no|none|never|neither|nor|without|cannot)\b|n't\b", re.IGNORECASE)
-CLAUSE_END = re.compile(r"[.;!?](?=\s|$)|\n|\bbut\b|,\s*(?:while|whereas)\b", re.IGNORECASE)
+W = WORD_CHAR  # a letter of a Latin or Cyrillic word, a digit or `_`: what a name or number may not touch
+SENTENCE_END = r"[.;!?](?=\s|$)|\n|[。；！？]"
 
 
 @dataclass(frozen=True)
@@ -66,32 +50,72 @@ class Trajectory:
         return self.needed_called and not self.invalid_args and not self.unknown_tools and not self.repeated_calls
 
 
-def clauses(answer: str) -> list[str]:
-    return [c for c in CLAUSE_END.split(answer) if c.strip()]
+@functools.cache
+def reading(language: Language) -> Reading:
+    """The patterns an answer to a question in `language` is read with (that language's and English's)."""
+    return Reading(language)
 
 
-def names_in(answer: str, files: set[str]) -> tuple[set[str], set[str]]:
+class Reading:
+    """How an answer is read in one language (and in English): its clauses, negations, a no, counts."""
+
+    def __init__(self, language: Language) -> None:
+        self.clause_end = re.compile(f"{SENTENCE_END}|{either(language, 'clause_end').pattern}", re.IGNORECASE)
+        self.negation = either(language, "negation")
+        self.says_none = either(language, "says_none")
+        self.opens_no = either(language, "opens_no")
+        numbers = number_words(language)
+        spelled = "|".join(map(re.escape, numbers))
+        self.numbers = {word.lower(): value for word, value in numbers.items()}
+        phrases = []
+        for vocabulary in vocabularies(language):
+            if vocabulary.measure:  # written without spaces: a number, then its noun
+                phrases.append(rf"(\d[\d,]*|{spelled})\s*(?:{vocabulary.counted})")
+            else:
+                phrases.append(
+                    rf"(?<![{W}])(\d[\d,]*|{spelled})\s+(?:[^\W\d_][\w-]*\s+){{0,2}}(?:{vocabulary.counted})(?![{W}])"
+                )
+        self.count_phrase = re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
+
+    def clauses(self, answer: str) -> list[str]:
+        return [c for c in self.clause_end.split(answer) if c and c.strip()]
+
+    def number(self, token: str) -> int:
+        token = token.replace(",", "")
+        return int(token) if token.isdigit() else self.numbers[token.lower()]
+
+    def counts(self, answer: str) -> set[int]:
+        """The numbers an answer gives as counts (`15 files`, `fünfzehn Dateien`, `15个文件`), else every number
+        it writes on its own (not part of a version, a path, a time or a file's name)."""
+        stated = {self.number(next(g for g in m.groups() if g)) for m in self.count_phrase.finditer(answer)}
+        return stated or {int(m.group(1).replace(",", "")) for m in BARE_NUMBER.finditer(answer)}
+
+
+def named(name: str) -> str:
+    """A pattern for a file's name standing whole (not inside a longer name or word)."""
+    return rf"(?<![{W}-]){re.escape(name)}(?![{W}-])"
+
+
+def names_in(answer: str, files: set[str], language: Language = "en") -> tuple[set[str], set[str]]:
     """The files an answer affirms (named outside any negated clause) and those it names only negatively."""
+    read = reading(language)
     affirmed: set[str] = set()
     negated: set[str] = set()
-    for clause in clauses(answer):
+    for clause in read.clauses(answer):
         for name in files:
-            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", clause, re.IGNORECASE):
-                (negated if NEGATION.search(clause) else affirmed).add(name)
+            if re.search(named(name), clause, re.IGNORECASE):
+                (negated if read.negation.search(clause) else affirmed).add(name)
     return affirmed, negated - affirmed
 
 
 def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
+    """The words of a text, lower case, in any script (letters and digits)."""
+    return re.findall(r"[^\W_]+", text.lower())
 
 
-def as_number(token: str) -> int:
-    return int(token) if token.isdigit() else NUMBERS.index(token.lower())
-
-
-def judge_names(answer: str, truth: Truth, files: set[str]) -> Verdict:
-    affirmed, _ = names_in(answer, files)
-    wrong = affirmed - truth.names
+def judge_names(answer: str, truth: Truth, files: set[str], language: Language = "en") -> Verdict:
+    affirmed, _ = names_in(answer, files, language)
+    wrong = affirmed - truth.names - truth.allowed
     if wrong:
         return Verdict(False, f"names {', '.join(sorted(wrong))}, which is not the answer")
     if not affirmed & truth.names:
@@ -99,40 +123,32 @@ def judge_names(answer: str, truth: Truth, files: set[str]) -> Verdict:
     return Verdict(True, "names the right file")
 
 
-SAYS_NO = re.compile(
-    r"^\s*no\b|\b(?:there (?:is|are)|i found|found) no\b|\bno (?:such )?files?\b|\bnone of (?:the|these) files\b"
-    r"|\bnothing (?:in|about|mentions)\b|\b(?:could|can)(?:n't| ?not) find\b|\bnot (?:found|mentioned)\b"
-    r"|\b(?:does|do)(?:n't| not) (?:mention|contain|say|refer)",
-    re.IGNORECASE,
-)
 INSTRUCTIONS = re.compile(r"\b\w+_\w+\s*\(|\byou can (?:use|call|run)\b|\bcall the\b", re.IGNORECASE)
 GENERIC = frozenset((
     "file", "files", "contains", "contain", "says", "shows", "holds", "text", "content", "contents", "line", "lines",
     "data", "information", "details", "about", "with", "which", "this", "that", "there", "their", "the", "and",
     "also", "it", "is", "are", "has", "have", "of", "a", "an", "in", "on", "for", "to",
 ))  # fmt: skip
-COUNTED = r"(?:files?|lines?|rows?|records?|entries|entry|items?|errors?|times|occurrences?|mentions?)"
-COUNT_PHRASE = re.compile(rf"\b(\d[\d,]*|{'|'.join(NUMBERS)})\s+(?:[\w-]+\s+){{0,2}}{COUNTED}\b", re.IGNORECASE)
 # a number on its own: not part of a version, path, time or file name, though it may end a sentence
-BARE_NUMBER = re.compile(r"(?<![\w.:/-])(\d[\d,]*)(?![\w:/-]|[.,]\w)")
+BARE_NUMBER = re.compile(rf"(?<![{W}.:/-])(\d[\d,]*)(?![{W}:/-]|[.,][{W}])")
 
 
-def judge_yes(answer: str, truth: Truth, files: set[str]) -> Verdict:
-    affirmed, _ = names_in(answer, files)
-    says_no = bool(SAYS_NO.search(answer))
+def judge_yes(answer: str, truth: Truth, files: set[str], language: Language = "en") -> Verdict:
+    read = reading(language)
+    affirmed, _ = names_in(answer, files, language)
+    says_no = bool(read.says_none.search(answer) or read.opens_no.search(answer))
+    opens_no = bool(read.opens_no.search(answer))
     if not truth.expect_yes:
-        if affirmed and not re.match(r"\s*no\b", answer, re.IGNORECASE):
+        if affirmed and not opens_no:
             return Verdict(False, f"claims {', '.join(sorted(affirmed))}, but no file says it")
         return Verdict(says_no, "says there is none" if says_no else "does not say there is none")
-    if re.match(r"\s*no\b", answer, re.IGNORECASE) or (says_no and not affirmed):
+    if opens_no or (says_no and not affirmed):
         return Verdict(False, "says no, but there is one")
-    return judge_names(answer, truth, files)
+    return judge_names(answer, truth, files, language)
 
 
-def judge_count(answer: str, truth: Truth) -> Verdict:
-    stated = {as_number(m.group(1).replace(",", "")) for m in COUNT_PHRASE.finditer(answer)}
-    if not stated:
-        stated = {int(m.group(1).replace(",", "")) for m in BARE_NUMBER.finditer(answer)}
+def judge_count(answer: str, truth: Truth, language: Language = "en") -> Verdict:
+    stated = reading(language).counts(answer)
     right = stated == {truth.count}
     return Verdict(right, f"says {sorted(stated) or 'no number'}; there are {truth.count}")
 
@@ -152,26 +168,46 @@ def judge_quote(answer: str, truth: Truth) -> Verdict:
     return Verdict(share >= 0.8, f"{share:.0%} of the words wanted are in the answer")
 
 
+def value_core(value: str) -> str:
+    """A value as an answer would write it: without a constraint's operator or quotes (`>=3.8` is `3.8`)."""
+    return value.strip().lstrip("<>=~^!v ").strip("\"'")
+
+
 def mentions_value(value: str, answer: str) -> bool:
-    core = value.strip().lstrip("<>=~^!v ").strip("\"'")
+    core = value_core(value)
     if not core:
         return False
-    return re.search(rf"(?<![\w.]){re.escape(core)}(?![\w]|\.\d)", answer, re.IGNORECASE) is not None
+    return re.search(rf"(?<![{W}.]){re.escape(core)}(?![{W}]|\.\d)", answer, re.IGNORECASE) is not None
 
 
 def judge_value(answer: str, truth: Truth, first: bool = False) -> Verdict:
     value = truth.value or ""
-    if not mentions_value(value, answer):
+    accepted = [value, *sorted(truth.also)]
+    said = next((v for v in accepted if mentions_value(v, answer)), None)
+    if said is None:
         return Verdict(False, f"does not give {value}")
-    wrong = sorted(o for o in truth.others if mentions_value(o, answer) and not mentions_value(o, value))
+    wrong = sorted(
+        o for o in truth.others if mentions_value(o, answer) and not any(mentions_value(o, v) for v in accepted)
+    )
     if first and wrong:
-        positions = {o: answer.lower().find(o.lstrip("<>=~^!v ").lower()) for o in wrong}
-        if min(positions.values()) < answer.lower().find(value.lstrip("<>=~^!v ").lower()):
+        positions = {o: answer.lower().find(value_core(o).lower()) for o in wrong}
+        if min(positions.values()) < answer.lower().find(value_core(said).lower()):
             return Verdict(False, f"gives {min(positions, key=lambda o: positions[o])} first")
-        return Verdict(True, f"gives {value} first")
+        return Verdict(True, f"gives {said} first")
     if wrong:
         return Verdict(False, f"also gives {', '.join(wrong)}")
-    return Verdict(True, f"gives {value}")
+    return Verdict(True, f"gives {said}")
+
+
+def judge_license(answer: str, truth: Truth) -> Verdict:
+    """Every license family the manifest declares is named (`MIT`, `Apache-2.0`, `BSD 3-Clause`), and no other."""
+    missing = [f for f in truth.items if not re.search(FAMILIES[f], answer, re.IGNORECASE)]
+    if missing:
+        return Verdict(False, f"does not name {' and '.join(missing)}")
+    other = [f for f in truth.not_items if re.search(FAMILIES[f], answer, re.IGNORECASE)]
+    if other:
+        return Verdict(False, f"also names {other[0]}, which the manifest does not declare")
+    return Verdict(True, f"names {' and '.join(truth.items)}")
 
 
 def judge_items(answer: str, truth: Truth) -> Verdict:
@@ -184,28 +220,30 @@ def judge_items(answer: str, truth: Truth) -> Verdict:
     return Verdict(True, "lists every open item and no done one")
 
 
+MENTIONED = rf"(?<![{W}/.-]){{}}(?![{W}-]|\.[{W}])"
+
+
 def mentioned(answer: str, name: str, files: set[str], within: set[str]) -> bool:
     """The file is named by its path, or by its base name where no other file of `within` has that name."""
-    pattern = r"(?<![\w/.-]){}(?![\w-]|\.\w)"
-    if re.search(pattern.format(re.escape(name)), answer, re.IGNORECASE):
+    if re.search(MENTIONED.format(re.escape(name)), answer, re.IGNORECASE):
         return True
     base = name.rsplit("/", 1)[-1]
     alike = [f for f in within if f.rsplit("/", 1)[-1] == base]
-    return len(alike) == 1 and re.search(pattern.format(re.escape(base)), answer, re.IGNORECASE) is not None
+    return len(alike) == 1 and re.search(MENTIONED.format(re.escape(base)), answer, re.IGNORECASE) is not None
 
 
 def judge_all(answer: str, truth: Truth, files: set[str]) -> Verdict:
     missing = sorted(n for n in truth.names if not mentioned(answer, n, files, set(truth.names)))
     if missing:
         return Verdict(False, f"leaves out {', '.join(missing[:3])}")
-    outside = sorted(n for n in files - truth.names if mentioned(answer, n, files, files))
+    outside = sorted(n for n in files - truth.names - truth.allowed if mentioned(answer, n, files, files))
     if outside:
         return Verdict(False, f"also names {', '.join(outside[:3])}")
     return Verdict(True, "names every one and no other")
 
 
 def judge_word(answer: str, truth: Truth) -> Verdict:
-    found = [t for t in truth.names if re.search(rf"(?<![\w.-]){re.escape(t)}(?![\w-])", answer, re.IGNORECASE)]
+    found = [t for t in truth.names if re.search(rf"(?<![{W}.-]){re.escape(t)}(?![{W}-])", answer, re.IGNORECASE)]
     return Verdict(bool(found), f"names {found[0]}" if found else "names nothing only those files share")
 
 
@@ -215,7 +253,7 @@ def said_of_each(answer: str, names: set[str], files: set[str]) -> list[str]:
     spans = []
     for name in names:
         for candidate in (name, name.rsplit("/", 1)[-1]):
-            found = re.search(rf"(?<![\w/.-]){re.escape(candidate)}(?![\w-]|\.\w)", answer, re.IGNORECASE)
+            found = re.search(MENTIONED.format(re.escape(candidate)), answer, re.IGNORECASE)
             if found:
                 spans.append((found.start(), found.end(), name))
                 break
@@ -245,42 +283,55 @@ def judge_every(answer: str, truth: Truth, read: set[str]) -> Verdict:
     return Verdict(True, "read and reported every file")
 
 
-Judge = Callable[[str, Truth, set[str], set[str]], Verdict]  # (answer, truth, the files, the files read)
+@dataclass(frozen=True)
+class Answer:
+    """What a judge is given: the answer, the truth, the workspace's files, the files the run read, and the
+    language the question was asked in."""
+
+    text: str
+    truth: Truth
+    files: set[str]
+    read: set[str]
+    language: Language
+
+
+Judge = Callable[[Answer], Verdict]
 JUDGES: dict[str, Judge] = {
     **dict.fromkeys(
         ("names_file", "largest_file", "smallest_file", "newest_file", "defines"),
-        lambda answer, truth, files, read: judge_names(answer, truth, files),
+        lambda a: judge_names(a.text, a.truth, a.files, a.language),
     ),
-    "yes_names_file": lambda answer, truth, files, read: judge_yes(answer, truth, files),
-    **dict.fromkeys(
-        ("file_count", "line_count", "row_count"), lambda answer, truth, files, read: judge_count(answer, truth)
-    ),
-    **dict.fromkeys(
-        ("quotes_file", "quotes_line", "recipe", "first_heading"),
-        lambda answer, truth, files, read: judge_quote(answer, truth),
-    ),
-    **dict.fromkeys(
-        ("config_value", "joined", "raises"), lambda answer, truth, files, read: judge_value(answer, truth)
-    ),
-    "latest_version": lambda answer, truth, files, read: judge_value(answer, truth, first=True),
-    "open_items": lambda answer, truth, files, read: judge_items(answer, truth),
-    **dict.fromkeys(("names_all", "folder_files"), lambda answer, truth, files, read: judge_all(answer, truth, files)),
-    "shared_word": lambda answer, truth, files, read: judge_word(answer, truth),
-    "reads_every_file": lambda answer, truth, files, read: judge_every(answer, truth, read),
+    "yes_names_file": lambda a: judge_yes(a.text, a.truth, a.files, a.language),
+    **dict.fromkeys(("file_count", "line_count", "row_count"), lambda a: judge_count(a.text, a.truth, a.language)),
+    **dict.fromkeys(("quotes_file", "quotes_line", "recipe", "first_heading"), lambda a: judge_quote(a.text, a.truth)),
+    **dict.fromkeys(("config_value", "joined", "raises", "manifest_value"), lambda a: judge_value(a.text, a.truth)),
+    "latest_version": lambda a: judge_value(a.text, a.truth, first=True),
+    "open_items": lambda a: judge_items(a.text, a.truth),
+    "license": lambda a: judge_license(a.text, a.truth),
+    **dict.fromkeys(("names_all", "folder_files", "uses"), lambda a: judge_all(a.text, a.truth, a.files)),
+    "shared_word": lambda a: judge_word(a.text, a.truth),
+    "reads_every_file": lambda a: judge_every(a.text, a.truth, a.read),
 }
 
 
 def judge(
-    check: Check, truth: Truth, answer: str | None, files: set[str], read: set[str], workspace: Path | None = None
+    check: Check,
+    truth: Truth,
+    answer: str | None,
+    files: set[str],
+    read: set[str],
+    workspace: Path | None = None,
+    language: Language = "en",
 ) -> Verdict:
-    """The verdict on a run: its answer for a question, the folder's end state (`workspace`) for a change."""
+    """The verdict on a run: its answer for a question (asked in `language`; answered in it or in English),
+    the folder's end state (`workspace`) for a change."""
     if check.kind in CHANGES:
         if workspace is None:
             raise ValueError(f"a {check.kind} check is judged on the workspace after the run")
         return judge_change(check, truth, workspace)
     if not answer or not answer.strip():
         return Verdict(False, "no answer")
-    return JUDGES[check.kind](answer, truth, files, read)
+    return JUDGES[check.kind](Answer(answer, truth, files, read, language))
 
 
 def judge_change(check: Check, truth: Truth, workspace: Path) -> Verdict:

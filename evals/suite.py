@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -18,9 +19,11 @@ from pydantic import (
     model_validator,
 )
 
+from evals.languages import Language
 from evals.project import project
-from evals.sources import source_tree
+from evals.sources import Archive, source_tree, tree
 from evals.workspace import DEFAULT_FILES, LOG_NAMES, family_files, generated_files, write_files
+from harness.core.config import ALL_TOOLS, LOOKING_TOOLS
 from wire.types import first_error
 
 SUITES = Path(__file__).parent / "suites"
@@ -73,6 +76,20 @@ class Package(Strict):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
+class Source(Strict):
+    """A project's source archive from a registry (the index, npm, Debian), pinned (evals/sources.py)."""
+
+    registry: Literal["pypi", "npm", "debian"]
+    name: str = Field(pattern=r"^[A-Za-z0-9@][A-Za-z0-9._/+-]*$")
+    version: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9.+!~:-]*$")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    path: str = Field(default="", pattern=r"^(?:pool/[A-Za-z0-9._/+~-]+\.deb)?$")
+    root: str = Field(default="", pattern=r"^(?:[A-Za-z0-9._+~-]+(?:/[A-Za-z0-9._+~-]+)*)?$")
+
+    def archive(self) -> Archive:
+        return Archive(self.registry, self.name, self.version, self.sha256, self.path, self.root)
+
+
 class Folder(Strict):
     path: str  # relative to the suite file and inside its folder; copied, so no task can change the original
 
@@ -87,6 +104,7 @@ CheckKind = Literal[
     "names_file", "yes_names_file", "names_all", "defines", "file_count", "largest_file", "smallest_file",
     "newest_file", "quotes_file", "quotes_line", "line_count", "row_count", "config_value", "latest_version",
     "open_items", "folder_files", "shared_word", "joined", "recipe", "first_heading", "reads_every_file", "raises",
+    "uses", "manifest_value", "license",
     # changes, scored on the folder's end state
     "writes_summary", "sets_value", "appends_line", "deletes_file",
 ]  # fmt: skip
@@ -104,10 +122,14 @@ class Check(Strict):
     value: str | None = None  # a change's value: the new setting, the line to append
 
 
-ToolName = Literal[
-    "list_files", "read_file", "search", "write_file", "edit_file", "append_file", "delete_file", "scan_archive"
-]
-READING: tuple[ToolName, ...] = ("list_files", "read_file", "search")
+def known_tool(name: str) -> str:
+    if name not in ALL_TOOLS:
+        raise ValueError(f"unknown tool {name!r}; the tools are {', '.join(ALL_TOOLS)}")
+    return name
+
+
+ToolName = Annotated[str, AfterValidator(known_tool)]
+READING: tuple[str, ...] = LOOKING_TOOLS
 
 
 class Task(Strict):
@@ -116,21 +138,28 @@ class Task(Strict):
     check: Check
     needs: list[ToolName] = Field(default_factory=list)
     tools: list[ToolName] | None = None  # this task's tools, when not the suite's (a change offers writes)
+    kind: str | None = None  # the kind of question (a family's), for scores per kind
+    language: Language = "en"  # the language the question is asked in
 
 
 def workspace_kind(value: object) -> str:
     """Which kind of workspace a suite's `workspace` is, by the key it holds (a builder, a package, a folder)."""
     keys = value.keys() if isinstance(value, dict) else vars(value).keys() if hasattr(value, "__dict__") else ()
-    return next((key for key in ("package", "path") if key in keys), "builder")
+    return next((key for key in ("package", "registry", "path") if key in keys), "builder")
 
 
 class Suite(Strict):
     name: str = Field(pattern=NAME)
     description: str = ""
     workspace: Annotated[
-        Annotated[Builder, Tag("builder")] | Annotated[Package, Tag("package")] | Annotated[Folder, Tag("path")],
+        Annotated[Builder, Tag("builder")]
+        | Annotated[Package, Tag("package")]
+        | Annotated[Source, Tag("registry")]
+        | Annotated[Folder, Tag("path")],
         Discriminator(workspace_kind),
     ]
+    split: Literal["dev", "test"] | None = None  # a split's suite: which split drew it
+    code: str | None = None  # a real project's: the language of its code
     tools: list[ToolName] = Field(default_factory=lambda: list(READING), min_length=1)
     tasks: list[Task] = Field(min_length=1)
     source: Path | None = Field(default=None, exclude=True)
@@ -147,6 +176,9 @@ class Suite(Strict):
         if isinstance(self.workspace, Package):
             pinned = self.workspace
             shutil.copytree(source_tree(pinned.package, pinned.version, pinned.sha256), root, symlinks=True)
+            return root
+        if isinstance(self.workspace, Source):
+            shutil.copytree(tree(self.workspace.archive()), root, symlinks=True)
             return root
         if isinstance(self.workspace, Folder):
             base = (self.source.parent if self.source else Path.cwd()).resolve()

@@ -21,7 +21,9 @@ from typing import Any
 
 import re2
 
+from evals.manifests import FAMILIES, declared
 from evals.suite import Check
+from evals.symbols import symbols_of
 from harness.tools.patterns import glob_matcher
 from harness.tools.workspace import Workspace
 
@@ -38,11 +40,13 @@ class Truth:
     """What a right answer (or end state) holds; each kind fills the fields it needs."""
 
     names: frozenset[str] = frozenset()  # the files to name: any one of them (all of them: `every`)
+    allowed: frozenset[str] = frozenset()  # files an answer may name beside them without being wrong
     every: bool = False
     count: int | None = None
     quote: str | None = None
     expect_yes: bool | None = None
     value: str | None = None  # a value the answer must state
+    also: frozenset[str] = frozenset()  # other ways of writing that value (`Apache-2.0`, `Apache 2.0`)
     others: frozenset[str] = frozenset()  # values that are wrong if stated (another file's, another item's)
     items: tuple[str, ...] = ()  # phrases the answer must hold each of
     not_items: tuple[str, ...] = ()  # phrases it must hold none of
@@ -102,10 +106,41 @@ def matching_names(check: Check, workspace: Path, files: dict[str, str]) -> Trut
 
 
 def defining(check: Check, workspace: Path, files: dict[str, str]) -> Truth:
-    found = pattern(rf"^\s*(?:async\s+)?(?:def|class)\s+{re2.escape(check.symbol or '')}\b")
+    """The files that define the name (tree-sitter, evals/symbols.py), within `path` when it names a folder."""
     scope = (check.path or "").rstrip("/")
     within = {n: t for n, t in files.items() if not scope or n.startswith(scope + "/")}
-    return Truth(names=frozenset(name for name, text in within.items() if found.search(text)))
+    names = frozenset(symbols_of(within).definers(check.symbol or ""))
+    if not names:
+        raise TruthError(f"no file defines {check.symbol}")
+    return Truth(names=names)
+
+
+def using(check: Check, workspace: Path, files: dict[str, str]) -> Truth:
+    """The files that use the name, other than those that define it (which an answer may name too)."""
+    found = symbols_of(files)
+    users = found.users(check.symbol or "")
+    if not users:
+        raise TruthError(f"no file uses {check.symbol} outside its definition")
+    return Truth(names=frozenset(users), allowed=frozenset(found.definers(check.symbol or "")), every=True)
+
+
+def manifest_value(check: Check, workspace: Path, files: dict[str, str]) -> Truth:
+    """What the manifest `path` declares: `key` version, runtime (the oldest it supports), dependency (the
+    version `target` is required at), or license (its families)."""
+    made = declared({check.path or "": needed(files, check.path)})
+    if made is None:
+        raise TruthError(f"{check.path} is not a manifest that can be read")
+    if check.key == "license":
+        if not made.licenses:
+            raise TruthError(f"{check.path} declares no license")
+        return Truth(items=made.licenses, not_items=tuple(f for f in FAMILIES if f not in made.licenses))
+    value = {"version": made.version, "runtime": made.runtime}.get(check.key or "")
+    if check.key == "dependency":
+        value = made.dependencies.get(check.target or "")
+    if not value:
+        raise TruthError(f"{check.path} declares no {check.key} {check.target or ''}".rstrip())
+    bare = value.removeprefix("v")
+    return Truth(value=value, also=frozenset({bare} - {value}))
 
 
 def counting_files(check: Check, workspace: Path, files: dict[str, str]) -> Truth:
@@ -323,6 +358,9 @@ KINDS = {
     "yes_names_file": matching_names,
     "names_all": matching_names,
     "defines": defining,
+    "uses": using,
+    "manifest_value": manifest_value,
+    "license": manifest_value,
     "file_count": counting_files,
     "largest_file": by_size,
     "smallest_file": by_size,
