@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 
 from evals.servers import ServerProcess
+from harness.fs.workspace import Workspace
 from harness.prompts import SYSTEM_PROMPT
 from harness.tools.catalogue import catalogue
-from harness.tools.workspace import Workspace
 from wire.tokens import TokenCounter
 
 REQUESTS, CONCURRENCY = 600, 8

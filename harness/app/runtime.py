@@ -22,10 +22,10 @@ from harness.core.policy import ToolErrorPolicy
 from harness.core.protocols import Model, StateStore, TraceSink
 from harness.core.state import RunState, new_run
 from harness.core.stop import StopSignal
+from harness.fs.workspace import Workspace
 from harness.prompts import FOR_TOOLS, ForTools, system_prompt
 from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
-from harness.tools.workspace import Workspace
 
 
 def start(

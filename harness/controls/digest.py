@@ -17,8 +17,8 @@ from harness.core.policy import ERROR
 from harness.core.protocols import ModelReply, ModelRequest, ResultKind, TellsWhatItFound, Tool
 from harness.core.state import RunState
 from harness.errors import ContextTooSmall
+from harness.fs.workspace import Workspace
 from harness.prompts import NOT_RUN, make_the_call, shown_unread, write_it
-from harness.tools.workspace import Workspace
 from wire.digest import Finding, write
 from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
 

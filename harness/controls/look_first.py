@@ -9,9 +9,9 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.controls.unread_paths import MAX_WALK, mentions
+from harness.fs.workspace import Workspace
 from harness.tools.base import NO_ARGUMENTS
 from harness.tools.patterns import glob_matcher
-from harness.tools.workspace import Workspace
 from wire.types import ToolChoice
 
 

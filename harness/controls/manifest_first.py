@@ -16,7 +16,7 @@ from harness.controls.digest import words
 from harness.controls.read_first import ReadsOneFile
 from harness.controls.search_first import calls_of, lists
 from harness.errors import ToolError
-from harness.tools.workspace import Workspace
+from harness.fs.workspace import Workspace
 from wire.types import ToolChoice
 
 

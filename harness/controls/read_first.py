@@ -10,10 +10,11 @@ from harness.controls.base import Hooks, RunContext, batch_of
 from harness.core.policy import signature
 from harness.core.protocols import Tool
 from harness.errors import ToolError
+from harness.fs.sniff import SNIFF_BYTES, binary_kind
+from harness.fs.workspace import Workspace
 from harness.prompts import read_first, refused_again
 from harness.tools.files import MAX_READ_BYTES
-from harness.tools.views import SNIFF_BYTES, binary_kind, described, window
-from harness.tools.workspace import Workspace
+from harness.tools.views import described, window
 from wire.types import ToolCall
 
 

@@ -10,7 +10,7 @@ from harness.controls.base import Hooks, RunContext, Turn
 from harness.controls.digest import STOP_WORDS
 from harness.controls.unread_paths import DEFAULT_CONTEXT, MAX_WALK, ListsWorkspace, named_by
 from harness.core.protocols import Tool
-from harness.tools.workspace import Workspace
+from harness.fs.workspace import Workspace
 from wire.types import Message, ToolCall, ToolChoice, decoded_arguments
 
 

@@ -10,8 +10,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.core.policy import signature
 from harness.core.protocols import Tool
+from harness.fs.workspace import Workspace
 from harness.tools.files import NOT_SHOWN, READ_ON
-from harness.tools.workspace import Workspace
 from wire.types import ToolCall, ToolDefinition, decoded_arguments
 
 

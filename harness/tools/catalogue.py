@@ -9,6 +9,7 @@ from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset
 from harness.core.limits import Limits
 from harness.core.protocols import Model, Tool, TraceSink
 from harness.errors import ConfigError
+from harness.fs.workspace import Workspace
 from harness.tools.archive import ScanArchive
 from harness.tools.base import Registry
 from harness.tools.commands import RunCommand
@@ -16,7 +17,6 @@ from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.research import Research
 from harness.tools.search import Search
 from harness.tools.views import output_chars
-from harness.tools.workspace import Workspace
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 
 

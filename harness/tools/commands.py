@@ -22,7 +22,7 @@ from typing import Any
 from harness.core.config import CommandPreset
 from harness.core.protocols import ApprovalRule, ToolContext
 from harness.errors import ConfigError, PermanentToolError, ToolError
-from harness.tools.workspace import Workspace
+from harness.fs.workspace import Workspace
 
 READ_CHUNK = 65536
 SUPERVISOR = str(Path(__file__).with_name("supervise.py"))

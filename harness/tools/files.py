@@ -11,9 +11,10 @@ from typing import Any
 
 from harness.core.protocols import ResultKind, ToolContext
 from harness.errors import ToolError
+from harness.fs.sniff import SNIFF_BYTES, binary_kind
+from harness.fs.workspace import Entry, Workspace
 from harness.tools.patterns import glob_matcher
-from harness.tools.views import SNIFF_BYTES, binary_kind, described, output_chars, window
-from harness.tools.workspace import Entry, Workspace
+from harness.tools.views import described, output_chars, window
 
 PATH_ONLY: Mapping[str, Any] = {
     "type": "object",

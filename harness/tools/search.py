@@ -19,9 +19,10 @@ import re2
 
 from harness.core.protocols import ResultKind, ToolContext
 from harness.errors import ToolError
+from harness.fs.sniff import binary_kind
+from harness.fs.workspace import Entry, Workspace
 from harness.tools.patterns import glob_matcher, options, search_pattern
-from harness.tools.views import binary_kind, output_chars
-from harness.tools.workspace import Entry, Workspace
+from harness.tools.views import output_chars
 
 MAX_FILE_BYTES = 4 << 20
 MAX_FILES = 100_000

@@ -12,8 +12,9 @@ from typing import Any
 
 from harness.core.protocols import ToolContext
 from harness.errors import ToolError
-from harness.tools.views import SNIFF_BYTES, binary_kind, window
-from harness.tools.workspace import Workspace
+from harness.fs.sniff import SNIFF_BYTES, binary_kind
+from harness.fs.workspace import Workspace
+from harness.tools.views import window
 
 PATH_AND_CONTENT: Mapping[str, Any] = {
     "type": "object",

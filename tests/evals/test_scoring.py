@@ -11,9 +11,9 @@ from evals.suite import Check
 from evals.truth import truth_for
 from evals.workspace import default_workspace
 from harness.core.state import new_run
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
-from harness.tools.workspace import Workspace
 from tests.harness.helpers import calls
 
 FILES = {"errors.log", "access.log", "notes.txt"}

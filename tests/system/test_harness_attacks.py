@@ -26,9 +26,9 @@ from harness.core.policy import fingerprint
 from harness.core.protocols import ModelRequest
 from harness.core.state import new_run, state_from
 from harness.errors import PermanentToolError, ProviderUnavailable, ToolError
+from harness.fs.workspace import TEMP_PREFIX, Workspace
 from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
-from harness.tools.workspace import TEMP_PREFIX, Workspace
 from harness.tools.writes import WriteFile
 from tests.conftest import AppServer, scripted_server
 from tests.harness.cli_support import harness, harness_process, last_json, start

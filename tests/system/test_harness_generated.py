@@ -38,10 +38,10 @@ from harness.core.protocols import ModelReply, ModelRequest, ToolContext
 from harness.core.state import RunState, new_run, state_from
 from harness.core.stop import StopSignal
 from harness.errors import PermanentToolError, ToolError
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.search import Search
-from harness.tools.workspace import Workspace
 from harness.tools.writes import EditFile, WriteFile
 from tests.harness.helpers import X_PARAMETERS
 from wire.types import ChatCompletionRequest, usage_of

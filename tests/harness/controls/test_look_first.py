@@ -9,9 +9,9 @@ from harness.controls.parallel_calls import ParallelCalls
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
-from harness.tools.workspace import Workspace
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls
 

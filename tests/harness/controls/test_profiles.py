@@ -14,9 +14,9 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
 from harness.errors import ConfigError
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
-from harness.tools.workspace import Workspace
 from tests.harness.controls.support import QUESTION, answering, qwen
 from tests.harness.helpers import calls
 from wire.types import ModelCard

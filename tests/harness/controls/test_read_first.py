@@ -8,10 +8,10 @@ from harness.controls.read_first import ReadFirst
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
+from harness.fs.workspace import Workspace
 from harness.prompts import read_first
 from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ReadFile
-from harness.tools.workspace import Workspace
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 from tests.harness.controls.support import answering
 from tests.harness.helpers import calls

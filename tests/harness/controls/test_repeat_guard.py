@@ -17,9 +17,9 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
 from harness.errors import StateError
+from harness.fs.workspace import Workspace
 from harness.prompts import repeated_change
 from harness.tools.base import Registry
-from harness.tools.workspace import Workspace
 from harness.tools.writes import EditFile, WriteFile
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls

@@ -10,10 +10,10 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
 from harness.core.state import new_run
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.search import Search
-from harness.tools.workspace import Workspace
 from tests.harness.controls.support import answering
 from tests.harness.helpers import calls
 

@@ -15,9 +15,9 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
 from harness.core.state import new_run
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
-from harness.tools.workspace import Workspace
 from harness.tools.writes import WriteFile
 from tests.harness.controls.support import QUESTION, answering
 from tests.harness.helpers import calls

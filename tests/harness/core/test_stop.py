@@ -13,9 +13,9 @@ from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply, ModelRequest
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
-from harness.tools.workspace import Workspace
 from tests.harness.helpers import calls, script
 
 SLOW = script(calls(("c1", "scan_archive", {})), "The archive scan finished.")

@@ -14,8 +14,8 @@ from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset
 from harness.core.protocols import ToolContext
 from harness.core.stop import StopSignal
 from harness.errors import ConfigError
+from harness.fs.workspace import Workspace
 from harness.tools.catalogue import catalogue
-from harness.tools.workspace import Workspace
 
 
 def names(**options: object) -> list[str]:

@@ -16,9 +16,9 @@ from harness.core.protocols import ToolContext
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.commands import RunCommand
-from harness.tools.workspace import Workspace
 from tests.harness.helpers import calls, script
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from harness.errors import ToolError
+from harness.fs.workspace import Workspace
 from harness.tools.files import ListFiles, ReadFile
-from harness.tools.workspace import Workspace
 
 
 def read(root: Path, chars: int = 8000, **args: Any) -> str:

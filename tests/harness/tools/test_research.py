@@ -14,9 +14,9 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
-from harness.tools.workspace import Workspace
 from tests.conftest import AppServer
 from tests.harness.helpers import PLAIN
 

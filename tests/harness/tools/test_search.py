@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ToolError
+from harness.fs.workspace import Workspace
 from harness.tools.search import Search, word_starts
-from harness.tools.workspace import Workspace
 
 
 @pytest.fixture

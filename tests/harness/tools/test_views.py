@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.tools.views import MAX_LINE_CHARS, binary_kind, output_chars, window
+from harness.fs.sniff import binary_kind
+from harness.tools.views import MAX_LINE_CHARS, output_chars, window
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ from harness.core.protocols import ToolContext
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
+from harness.fs.workspace import Workspace
 from harness.tools.base import Registry
-from harness.tools.workspace import Workspace
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 from tests.conftest import ROOT
 from tests.harness.helpers import calls, script
@@ -71,7 +71,7 @@ async def test_write_file_needs_approval_by_default_and_runs_once_approved(works
 
 WRITER = """
 import sys
-from harness.tools.workspace import Workspace
+from harness.fs.workspace import Workspace
 ws = Workspace(sys.argv[1])
 big = [bytes([65 + i]) * 8_000_000 for i in range(2)]
 print("go", flush=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import PermanentToolError, ToolError
-from harness.tools.workspace import Workspace
+from harness.fs.workspace import Workspace
 
 HOSTILE = [
     "/etc/passwd",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import ConfigError, PermanentToolError, ToolError
-from harness.tools.ignore import Rule, ignored, rules_of
+from harness.fs.ignore import Rule, ignored, rules_of
 from wire.text import LONE_SURROGATE
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -345,6 +345,16 @@ class Workspace:
                     os.unlink(temp, dir_fd=fd)
                 raise self.explain(exc, path) from exc
         return True
+
+    def entry(self, path: str) -> Entry | None:
+        """The file at the path as a listing gives it (None when nothing is there), reached without following
+        links; a ToolError when it is a folder, a link, a special file or a file with several names."""
+        with self.parent(path) as (fd, name):
+            info = self.refuse_links(fd, name, path)
+        if info is None:
+            return None
+        self.regular(info, path)
+        return Entry("/".join(self.components(path)), info.st_size, info.st_mtime)
 
     def exists(self, path: str) -> bool:
         """Whether anything is at the path (a link included), without following links."""

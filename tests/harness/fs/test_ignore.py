@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness.tools.ignore import ignored, rules_of
+from harness.fs.ignore import ignored, rules_of
 
 CASES = [  # (rules, path, is a folder, ignored)
     ("*.log", "debug.log", False, True),
