@@ -102,6 +102,17 @@ def refused_again(path: str, tool: str, advice: str) -> str:
     return f"{NOT_RUN}: this {tool} call is the one not run above, made again; it would change {path} unseen. {advice}"
 
 
+def ungrounded(found: str, evidence: list[str]) -> str:
+    """The re-ask of an answer that rests on nothing the tools returned: what it claimed, and the lines of the
+    results that bear most on the question."""
+    lines = "".join(f"\n  {line}" for line in evidence)
+    shown = f" The lines of the results that bear most on the question:{lines}" if evidence else ""
+    return (
+        f"Your answer gives {found}: none of the tool results shows that.{shown}\n"
+        "Answer the question again from what the tools returned, or call a tool to find out."
+    )
+
+
 def change_alone(tool: str) -> str:
     """The slot of a change made in a reply that holds other calls."""
     return (

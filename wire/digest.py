@@ -17,10 +17,8 @@ provider reads it back, so a scripted model answers a digest from the same resul
 
     Answer the question: Which file is the largest?
 
-A digest may also hold, before the closing question, the lines of the results that share words with the
-question, each after its call's arguments (`Lines that share words with the question:`), and then how many
-lines of each file read hold each of the question's words (`How many lines of each file read hold the
-question's words:`); `read` checks both and returns the question and findings.
+A digest may also hold, before the closing question, the lines of the results that bear most on the question
+(`Lines that bear on the question:`); `read` checks that block and returns the question and findings.
 
 Every line of a result is indented, and a header never is, so nothing a tool returned (a file that
 imitates this format, say) can read as a header or end a result: the reader takes only that layout.
@@ -55,15 +53,12 @@ class Finding:
         return f"{self.name}({shown})"
 
 
-MATCHES = "\n\nLines that share words with the question:\n"
-COUNTS = "\n\nHow many lines of each file read hold the question's words:\n"
+MATCHES = "\n\nLines that bear on the question:\n"
 
 
-def write(question: str, findings: Sequence[Finding], matches: Sequence[str] = (), counts: Sequence[str] = ()) -> str:
+def write(question: str, findings: Sequence[Finding], matches: Sequence[str] = ()) -> str:
     found = "\n\n".join(f"{finding.call} returned:\n{indented(finding.result)}" for finding in findings)
-    shown = "".join(
-        head + indented("\n".join(block)) for head, block in ((MATCHES, matches), (COUNTS, counts)) if block
-    )
+    shown = MATCHES + indented("\n".join(matches)) if matches else ""
     return f"{OPENING}{question}{BODY}{found}{shown}{CLOSING}{question}"
 
 
@@ -78,8 +73,7 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
     question, rest = text[len(OPENING) :].split(BODY, 1)
     if not rest.endswith(CLOSING + question):
         return None
-    counted = set_apart(rest[: -len(CLOSING + question)], COUNTS)
-    body = set_apart(counted, MATCHES) if counted is not None else None
+    body = set_apart(rest[: -len(CLOSING + question)], MATCHES)
     if body is None:
         return None
     lines, at = body.split("\n") if body else [], 0
@@ -104,7 +98,7 @@ def read(text: str) -> tuple[str, list[Finding]] | None:
 
 
 def set_apart(body: str, head: str) -> str | None:
-    """A digest's body without its last block under `head` (matching lines, counts), or None when that block's
+    """A digest's body without its last block under `head` (the matching lines), or None when that block's
     lines are not all indented. Only the writer puts the unindented line that heads a block there."""
     if head not in body:
         return body

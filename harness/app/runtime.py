@@ -23,6 +23,7 @@ from harness.core.protocols import Model, StateStore, TraceSink
 from harness.core.state import RunState, new_run
 from harness.core.stop import StopSignal
 from harness.fs.workspace import Workspace
+from harness.index.index import WorkspaceIndex
 from harness.prompts import FOR_TOOLS, ForTools, system_prompt
 from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
@@ -80,10 +81,16 @@ async def chosen(config: RunConfig, client: OpenAIClient | None) -> RunConfig:
     return replace(config, window=window)
 
 
-def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink | None = None) -> Registry:
-    """The tools the config names, over its workspace (research only with a model to run it)."""
+def tools_for(
+    config: RunConfig,
+    research: Model | None = None,
+    trace: TraceSink | None = None,
+    index: WorkspaceIndex | None = None,
+) -> Registry:
+    """The tools the config names, over its workspace and its index (research only with a model to run it)."""
+    workspace = Workspace(config.workspace)
     return catalogue(
-        Workspace(config.workspace),
+        workspace,
         names=config.tools,
         research_model=research,
         research_limits=config.research_limits,
@@ -93,7 +100,15 @@ def tools_for(config: RunConfig, research: Model | None = None, trace: TraceSink
         trace=trace,
         controls=build(config.controls),
         window=config.window,
+        index=index or WorkspaceIndex(workspace),
     )
+
+
+def index_progress(on_progress: Callable[[str, str], None] | None) -> Callable[[str], None] | None:
+    """Where the index says how far its build has got on a large folder: the run's progress lines."""
+    if on_progress is None:
+        return None
+    return lambda message: on_progress("index", message)
 
 
 @asynccontextmanager
@@ -118,7 +133,8 @@ async def runnable(
         research = model if model is not None else client_for(config, config.research_model or config.model)
         if isinstance(research, OpenAIClient):
             clients.append(research)
-    tools = tools_for(config, research, trace)
+    index = WorkspaceIndex(Workspace(config.workspace), progress=index_progress(on_progress))
+    tools = tools_for(config, research, trace, index)
     options = RunOptions(
         model=model or clients[0],
         store=store,
@@ -130,6 +146,7 @@ async def runnable(
         max_tokens=config.max_tokens or MAX_REPLY_TOKENS,
         trace_payloads=trace_payloads,
         controls=build(config.controls),
+        index=index,
     )
     try:
         yield Runnable(state, tools, options, clients)

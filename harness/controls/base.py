@@ -31,8 +31,10 @@ from typing import Any, ClassVar, Protocol, TypeVar, cast
 from pydantic import TypeAdapter, ValidationError
 
 from harness.core.protocols import ModelReply, ModelRequest, Tool
+from harness.core.results import ToolResult
 from harness.core.state import RunState
 from harness.errors import StateError
+from harness.index.index import WorkspaceIndex
 from harness.tools.base import Registry
 from wire.types import (
     TOOL_EXTENSIONS,
@@ -49,11 +51,13 @@ from wire.types import (
 
 @dataclass(frozen=True)
 class RunContext:
-    """What a control may read of the run: its state (every control's memory in it), the tools, a token counter."""
+    """What a control may read of the run: its state (every control's memory in it), the tools, a token counter,
+    and the index of the workspace, through which a control sees the folder (None for a run with no folder)."""
 
     state: RunState
     tools: Registry
     count: Callable[[Message], int]
+    index: WorkspaceIndex | None = None
 
 
 @dataclass
@@ -134,10 +138,12 @@ class Control(Protocol):
 
     def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None: ...
 
-    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None: ...
+    def before_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]
+    ) -> str | ToolResult | None: ...
 
     def after_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None: ...
 
 
@@ -167,11 +173,15 @@ class Hooks:
     def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
         return None
 
-    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None:
+    def before_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]
+    ) -> str | ToolResult | None:
+        """The words for the call's slot instead of running it (a ToolResult when they show what a tool would),
+        or None: it runs."""
         return None
 
     def after_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None:
         return None
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, NotYet, RunContext, Turn, has_results
 from harness.core.protocols import ModelReply, Tool
+from harness.core.results import ToolResult
 from harness.prompts import empty_reply
 from wire.types import Message, ToolCall
 
@@ -43,7 +44,7 @@ class EmptyReply(Hooks):
         return NotYet("empty", {"role": "user", "content": empty_reply(run.state.question)})
 
     def after_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None:
         if ok and not tool.read_only:
             with self.remember(run, Retries) as memory:

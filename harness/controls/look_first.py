@@ -1,43 +1,62 @@
-"""look_first: the first turns must call a tool, so the model looks before it answers."""
+"""look_first: the first turns must call a tool, and the first call is the model's choice among real ones."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.controls.base import Hooks, RunContext, Turn
-from harness.controls.unread_paths import MAX_WALK, mentions
-from harness.fs.workspace import Workspace
+from harness.controls.read_first import ReadsOneFile
+from harness.core.protocols import Tool
+from harness.index.index import WorkspaceIndex
 from harness.tools.base import NO_ARGUMENTS
-from harness.tools.patterns import glob_matcher
 from wire.types import ToolChoice
+
+FILES_OFFERED = 5  # files the index ranks first that a first read may name
+WORDS_OFFERED = 6  # words of the question this folder holds that a first search may look for
+
+
+@runtime_checkable
+class SearchesText(Protocol):
+    """A tool whose `pattern_parameter` is the text it looks for in the files."""
+
+    pattern_parameter: str
 
 
 @runtime_checkable
 class ListsFolders(Protocol):
-    """A listing over a workspace whose `folder_parameter` names a folder to list, with a `glob` of names."""
+    """A tool that lists the files of a folder its `folder_parameter` names (the whole workspace by default)."""
 
-    workspace: Workspace
     folder_parameter: str
+
+
+@runtime_checkable
+class NamesSymbol(Protocol):
+    """A tool whose `symbol_parameter` is a name the code defines."""
+
+    symbol_parameter: str
 
 
 @dataclass(frozen=True)
 class LookFirst(Hooks):
-    """The first `turns` turns must call a tool (tool_choice required): small models otherwise announce a
-    call in words, or guess, and stop. The first such call goes to the one tool that needs no arguments, if
-    there is exactly one: a look around needs no guess. A server that takes `tool_parameters` is told to
-    decode that call with no arguments at all (a small model fills a listing's optional folder with a file's
-    path it saw in another tool's schema), or, when the question names one folder of the workspace or one
-    kind of file by its extension or by a pattern of names (`test_*.py`), and no file, with exactly that
-    folder and glob: a small model answers a question about one folder from the first count and the first
-    names it sees. So too an optional choice of the listing's (an `enum` value, its default too)
-    that the question names as a word: a small model answers with the first line it sees, so the order the
-    question asks for comes first."""
+    """The first `turns` turns must call a tool (tool_choice required): small models otherwise announce a call
+    in words, or guess, and stop.
+
+    The first call is the model's to choose, among calls that can only find something real. On a server that
+    takes `tool_parameters`, each tool's arguments on that turn are kept to what the workspace's index holds
+    for the question (the index ranks the question against this folder, in any language; nothing here reads
+    its words): a read may name the files the question names and the files the index ranks first; a search
+    may look for the question's words that the folder's files hold (the names its code defines first); a
+    symbol lookup may name those of them the code defines; a tool that needs no argument (a listing, the
+    manifests, the map of the code) is called without one. A tool whose arguments have no candidate is set
+    aside for that turn. Where the question yields no candidate at all (a question in words the folder never
+    uses), or on a server that cannot narrow calls, the first call goes to the one tool that needs no
+    arguments, if there is exactly one (the listing, when others need none either): a look around needs no
+    guess."""
 
     name: ClassVar[str] = "look_first"
-    turns: int = 2  # a listing and a read
+    turns: int = 2  # a look and a read
     tool_parameters: bool = False  # the server narrows calls by the `tool_parameters` field
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
@@ -47,92 +66,77 @@ class LookFirst(Hooks):
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
         if looked >= self.turns:
             return
+        turn.request = replace(request, tool_choice="required")
+        if looked:
+            return
+        narrowing = self.candidates(run, turn) if self.tool_parameters and run.index is not None else {}
+        if any(schema is not NO_ARGUMENTS for schema in narrowing.values()):
+            turn.set_aside({name for name in turn.left() if name not in narrowing})
+            merged = {**narrowing, **dict(request.extra.get("tool_parameters") or {})}  # an earlier control's stays
+            turn.request = replace(turn.request, extra={**request.extra, "tool_parameters": merged})
+            return
         bare = [t["function"]["name"] for t in request.tools if not t["function"].get("parameters", {}).get("required")]
-        choice: ToolChoice = "required"
-        extra = request.extra
-        if looked == 0 and len(bare) == 1:
-            choice = {"type": "function", "function": {"name": bare[0]}}
+        listings = [name for name in bare if isinstance(run.tools.get(name), ListsFolders)]
+        bare = listings if len(bare) > 1 and len(listings) == 1 else bare
+        if len(bare) == 1:
+            choice: ToolChoice = {"type": "function", "function": {"name": bare[0]}}
+            extra = request.extra
             if self.tool_parameters:
-                arguments = first_look(run.tools.get(bare[0]), run.state.question)
-                narrowing = {**dict(extra.get("tool_parameters") or {}), bare[0]: arguments}
-                extra = {**extra, "tool_parameters": narrowing}
-        turn.request = replace(request, tool_choice=choice, extra=extra)
+                extra = {
+                    **extra,
+                    "tool_parameters": {**dict(extra.get("tool_parameters") or {}), bare[0]: NO_ARGUMENTS},
+                }
+            turn.request = replace(turn.request, tool_choice=choice, extra=extra)
+
+    def candidates(self, run: RunContext, turn: Turn) -> dict[str, Mapping[str, Any]]:
+        """Per tool that may be called first, the schema its arguments are decoded with."""
+        assert run.index is not None
+        question, offered = run.state.question, set(turn.left())
+        narrowing: dict[str, Mapping[str, Any]] = {}
+        for tool in run.tools:
+            if tool.name not in offered or not tool.read_only:
+                continue
+            schema = first_arguments(tool, run.index, question)
+            if schema is not None:
+                narrowing[tool.name] = schema
+        return narrowing
 
 
-def first_look(tool: object, question: str) -> Mapping[str, Any]:
-    """The arguments the first listing is decoded with: the folder and the kind of file the question names,
-    or none."""
-    if not isinstance(tool, ListsFolders):
+def first_arguments(tool: Tool, index: WorkspaceIndex, question: str) -> Mapping[str, Any] | None:
+    """The arguments a tool's first call may have, as a schema: a parameter that names a file, a text to look
+    for or a name the code defines kept to the index's candidates; none for a tool that needs no argument;
+    None when the index offers nothing real for it."""
+    required = list(tool.parameters.get("required") or ())
+    if not required:
         return NO_ARGUMENTS
-    entries, _ = tool.workspace.entries(limit=MAX_WALK)
-    if any(mentions(question, e.path) for e in entries):
-        return NO_ARGUMENTS  # a file named is read, not listed
-    folders = {"/".join(e.path.split("/")[:end]) for e in entries for end in range(1, e.path.count("/") + 1)}
-    named = [f for f in folders if names_folder(question, f)]
-    globs = [g for g in globs_named(question) if any(map(glob_matcher(g), (e.path for e in entries)))]
-    chosen = {tool.folder_parameter: named, "glob": globs, **named_options(tool, question)}
-    if any(len(values) > 1 for values in chosen.values()) or not any(chosen.values()):
-        return NO_ARGUMENTS
-    properties = {key: {"enum": values} for key, values in chosen.items() if values}
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+    if isinstance(tool, ReadsOneFile) and required == [tool.path_parameter]:
+        named = [r.path for r in index.files() if contains(question, r.path)]
+        ranked = [path for path, _ in index.files_for(question, FILES_OFFERED)]
+        return only(tool.path_parameter, list(dict.fromkeys([*named, *ranked])))
+    if isinstance(tool, NamesSymbol) and required == [tool.symbol_parameter]:
+        defined = index.defined_names()
+        return only(tool.symbol_parameter, [w for w in index.words_here(question) if w in defined][:WORDS_OFFERED])
+    if isinstance(tool, SearchesText) and required == [tool.pattern_parameter]:
+        return only(tool.pattern_parameter, index.words_here(question)[:WORDS_OFFERED])
+    return None
 
 
-def named_options(tool: object, question: str) -> dict[str, list[str]]:
-    """Per optional parameter that offers a choice (a string `enum`), the values the question holds as words,
-    its default among them: a listing asked for its order says which file leads it ("the largest is …"), a
-    line the digest repeats last."""
-    schema = getattr(tool, "parameters", None)
-    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
-        return {}
-    words = set(re.findall(r"[a-z]+", question.lower()))
-    required = schema.get("required") or ()
-    choices = {
-        key: [v for v in spec["enum"] if isinstance(v, str) and v.lower() in words]
-        for key, spec in schema["properties"].items()
-        if key not in required and isinstance(spec, Mapping) and isinstance(spec.get("enum"), list)
-    }
-    return {key: values for key, values in choices.items() if values}
+def only(parameter: str, values: list[str]) -> Mapping[str, Any] | None:
+    if not values:
+        return None
+    return {"type": "object", "properties": {parameter: {"enum": values}}, "required": [parameter],
+            "additionalProperties": False}  # fmt: skip
 
 
-# an extension, after a pattern of names (`test_*.py`) or alone (`.py`, `*.py`)
-KIND_OF_FILE = re.compile(r"(?<![\w/.*?-])([\w-]*[*?][\w*?-]*)?\.([A-Za-z][A-Za-z0-9]{0,7})(?![\w.-])")
-
-
-# a language's own extensions, as ripgrep's file types name them (`rg --type-list`), where the language's name
-# before a word for files (`Python modules`, `YAML files`) says which files a question is about
-LANGUAGE_GLOBS: dict[str, tuple[str, ...]] = {
-    "python": ("*.py",), "markdown": ("*.md",), "json": ("*.json",), "toml": ("*.toml",), "yaml": ("*.yaml", "*.yml"),
-    "javascript": ("*.js",), "typescript": ("*.ts",), "rust": ("*.rs",), "go": ("*.go",), "java": ("*.java",),
-    "ruby": ("*.rb",), "php": ("*.php",), "kotlin": ("*.kt",), "swift": ("*.swift",), "shell": ("*.sh",),
-    "bash": ("*.sh",), "css": ("*.css",), "html": ("*.html", "*.htm"), "sql": ("*.sql",), "csv": ("*.csv",),
-    "lua": ("*.lua",), "perl": ("*.pl",), "scala": ("*.scala",), "haskell": ("*.hs",), "restructuredtext": ("*.rst",),
-}  # fmt: skip
-FILES_WORD = r"(?:source\s+|test\s+)?(?:files?|modules?|scripts?|sources?|documents?|programs?|stylesheets?)\b"
-LANGUAGE_FILES = re.compile(rf"\b({'|'.join(LANGUAGE_GLOBS)})\s+{FILES_WORD}", re.IGNORECASE)
-
-
-def globs_named(question: str) -> set[str]:
-    """The kinds of file the question names: by an extension alone (`.py`, `*.py`: `*.py`), by a pattern of
-    names it writes (`test_*.py`, as written), or by a language's name before a word for files (`Python
-    modules`: `*.py`; YAML, which has two, by both)."""
-    written = {f"{m.group(1) or '*'}.{m.group(2)}" for m in KIND_OF_FILE.finditer(question)}
-    return written | {g for m in LANGUAGE_FILES.finditer(question) for g in LANGUAGE_GLOBS[m.group(1).lower()]}
-
-
-FOLDER_WORD = r"(?:folder|directory|dir)"
-
-
-def names_folder(question: str, folder: str) -> bool:
-    """Whether the question names this folder: by a path of two names or more (`docs/guide`), or by one name
-    written as a folder (`tests/`, in backticks, or followed by the word folder or directory); a lone word such
-    as `logs` is too often an ordinary word."""
-    name = re.escape(folder)
-    alone = rf"(?<![\w/.-]){name}/?(?![\w/-]|\.\w)"
-    if "/" in folder:
-        return re.search(alone, question) is not None
-    written = (
-        rf"(?<![\w/.-]){name}/(?![\w/-]|\.\w)",  # tests/
-        rf"`{name}/?`",  # `tests`
-        rf"{alone}\s+{FOLDER_WORD}\b",  # the tests folder
-    )
-    return re.search("|".join(written), question, re.IGNORECASE) is not None
+def contains(question: str, path: str) -> bool:
+    """Whether the question writes this path of the folder whole (a path is the same in every language)."""
+    at = question.find(path)
+    while at >= 0:
+        end = at + len(path)
+        before = question[at - 1] if at else " "
+        after = question[end : end + 2] + "  "
+        longer = after[0].isalnum() or after[0] in "/_-" or (after[0] == "." and after[1].isalnum())
+        if not (before.isalnum() or before in "/._-") and not longer:
+            return True
+        at = question.find(path, at + 1)
+    return False

@@ -1,11 +1,10 @@
 """The controls by name, the profiles made of them, and how `auto` picks one from what the server says.
 
 A profile is a list of controls in the order they act. `small` is for models of a few billion parameters
-or less, measured on the Qwen2.5 coders (docs: the controls table); `tiny` is `small` which asks a change
-refused for want of a read again as a digest, repeats a file the question names last in the digest and
-cuts there the results that share no word with the question, searches a question that names no code for
-its plain words, and makes one call per reply beside tools that change files, for a model under a billion
-parameters; `none` is the plain loop, for a model that calls tools and answers on its own. `auto` asks
+or less; `tiny` is `small` which asks a change refused for want of a read again as a digest and makes one
+call per reply beside tools that change files, for a model under a billion parameters; `none` is the plain
+loop, for a model that calls tools and answers on its own. No control of any profile reads the question's
+words: what a question is about is the workspace index's ranking of it against the folder. `auto` asks
 the server for the model's card and takes `tiny` when it reports fewer than TINY_BELOW parameters,
 `small` under SMALL_BELOW (llama-server and this project's server report `meta.n_params`), `none`
 otherwise.
@@ -22,14 +21,13 @@ from harness.controls.change_alone import ChangeAlone
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
 from harness.controls.fit_context import FitContext
+from harness.controls.grounded import Grounded
 from harness.controls.keep_aside import KeepAside
 from harness.controls.last_turn import LastTurn
 from harness.controls.look_first import LookFirst
-from harness.controls.manifest_first import ManifestFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.controls.read_first import ReadFirst
 from harness.controls.repeat_guard import RepeatGuard
-from harness.controls.search_first import SearchFirst
 from harness.controls.trim_loop import TrimLoop
 from harness.controls.unread_paths import UnreadPaths
 from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
@@ -44,14 +42,13 @@ CONTROLS: dict[str, type[Hooks]] = {
         ChangeAlone,
         EmptyReply,
         TrimLoop,
-        ManifestFirst,
-        SearchFirst,
         LookFirst,
         UnreadPaths,
         ParallelCalls,
         LastTurn,
         FitContext,
         DigestAnswers,
+        Grounded,
         KeepAside,
     )
 }
@@ -63,20 +60,18 @@ SMALL = Profile(
         ControlSpec("change_alone"),
         ControlSpec("empty_reply"),
         ControlSpec("trim_loop"),
-        ControlSpec("manifest_first"),
-        ControlSpec("search_first"),
         ControlSpec("look_first"),
         ControlSpec("unread_paths", {"look_while_unread": 6}),
         ControlSpec("parallel_calls"),
         ControlSpec("last_turn"),
         ControlSpec("fit_context"),
-        ControlSpec("digest_answers", {"focus": True, "counts": True, "matching_lines": 12}),
+        ControlSpec("digest_answers", {"focus": True, "matching_lines": 12}),
+        ControlSpec("grounded"),
     ),
     why="asked for",
 )
 TINY_PARAMS: Mapping[str, Mapping[str, ControlParameter]] = {
-    "digest_answers": {"after_refusal": True, "named_files": True, "unrelated_lines": 4},
-    "search_first": {"plain_words": True},
+    "digest_answers": {"after_refusal": True},
     "parallel_calls": {"alone_with_changes": True},
 }
 TINY = Profile(

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from harness.controls.base import Hooks, RunContext, batch_of
 from harness.core.policy import signature
 from harness.core.protocols import Tool
+from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Workspace
@@ -60,7 +61,9 @@ class ReadFirst(Hooks):
 
     name: ClassVar[str] = "read_first"
 
-    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | None:
+    def before_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]
+    ) -> str | ToolResult | None:
         if not isinstance(tool, ChangesWhatItRead):
             return None
         path, call_made = tool.reads_first(args), signature(tool.name, args)
@@ -79,10 +82,11 @@ class ReadFirst(Hooks):
         with self.remember(run, Known) as memory:
             memory.paths.setdefault(key, call["id"])
             memory.refused.append(call_made)
-        return read_first(path, tool.name, holds, tool.unread_advice(run.tools.names()))
+        slot = read_first(path, tool.name, holds, tool.unread_advice(run.tools.names()))
+        return ToolResult(slot, Shown("lines", (key,)))  # it shows the file, as a read would
 
     def after_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None:
         if not ok:
             return

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from harness.controls.base import Hooks, RunContext, Turn, batch_of, takes_nothing
 from harness.core.policy import signature
 from harness.core.protocols import ModelReply, Tool
+from harness.core.results import ToolResult
 from harness.prompts import repeated_call, repeated_change
 from wire.types import ToolCall, choice_mode
 
@@ -42,7 +43,7 @@ class RepeatGuard(Hooks):
         return repeated_call(tool.name, earlier) if tool.read_only else repeated_change(tool.name, earlier)
 
     def after_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None:
         with self.remember(run, Seen) as memory:
             if tool.read_only:

@@ -10,8 +10,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from harness.controls.base import Hooks, RunContext, Turn
 from harness.core.policy import signature
 from harness.core.protocols import Tool
-from harness.fs.workspace import Workspace
-from harness.tools.files import NOT_SHOWN, READ_ON
+from harness.core.results import ToolResult
+from harness.fs.workspace import Entry, Workspace
 from wire.types import ToolCall, ToolDefinition, decoded_arguments
 
 
@@ -126,7 +126,7 @@ class UnreadPaths(Hooks):
             and isinstance(args := decoded_arguments(c["function"]["arguments"]), dict)
             and isinstance(path := args.get(reader.path_parameter), str)
         }
-        entries, _ = reader.workspace.entries(limit=MAX_WALK)
+        entries = files_of(run, reader.workspace, MAX_WALK)
         unread = [e.path for e in entries if e.path not in asked and mentions(run.state.question, e.path)]
         return reader.name if unread else None
 
@@ -134,10 +134,10 @@ class UnreadPaths(Hooks):
         """A reading tool's definition with its path kept to the files (the server's narrowing noted)."""
         tool = run.tools.get(definition["function"]["name"])
         if tool is not None and tool.read_only and not isinstance(tool, ReadsWorkspaceFiles):
-            return self.folders_kept(tool, definition, into) if isinstance(tool, ListsWorkspace) else definition
+            return self.folders_kept(run, tool, definition, into) if isinstance(tool, ListsWorkspace) else definition
         if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
             return definition
-        entries, _ = tool.workspace.entries(limit=self.most + 1)
+        entries = files_of(run, tool.workspace, self.most + 1)
         if len(entries) > self.most:
             return definition
         every = [e.path for e in entries]
@@ -155,7 +155,9 @@ class UnreadPaths(Hooks):
             into.paths[tool.name] = narrowed(definition, tool.path_parameter, unread)["function"]["parameters"]
         return narrowed(definition, tool.path_parameter, every)
 
-    def folders_kept(self, tool: ListsWorkspace, definition: ToolDefinition, into: Narrowing) -> ToolDefinition:
+    def folders_kept(
+        self, run: RunContext, tool: ListsWorkspace, definition: ToolDefinition, into: Narrowing
+    ) -> ToolDefinition:
         """A listing's folder (a search's folder or file) kept to the workspace's folders (and files), when
         there are at most `most` of them: a small model passes a file to a listing, or a folder that is not
         there."""
@@ -163,7 +165,7 @@ class UnreadPaths(Hooks):
         parameter = folder or scope
         if not isinstance(parameter, str):
             return definition
-        entries = tool.workspace.entries(limit=MAX_WALK)[0]
+        entries = files_of(run, tool.workspace, MAX_WALK)
         folders = sorted({e.path.rsplit("/", 1)[0] for e in entries if "/" in e.path})
         allowed = [".", *folders] + ([] if folder else [e.path for e in entries])
         if len(allowed) > self.most + 1 or len(entries) >= MAX_WALK:
@@ -182,32 +184,41 @@ class UnreadPaths(Hooks):
             tool.name
             for tool in run.tools
             if tool.read_only
-            and self.small(tool)
+            and self.small(run, tool)
             and (tool.name in memory.listed or (every_read and bool(tool.parameters.get("required"))))
         }
 
     def after_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: str, ok: bool
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None:
         with self.remember(run, Read) as memory:
             if not tool.read_only:
                 memory.paths, memory.listed = {}, []
-            elif ok and not args and isinstance(tool, ListsWorkspace) and tool.name not in memory.listed:
-                if NOT_SHOWN not in result:  # a listing too long for the window leaves folders to list
-                    memory.listed.append(tool.name)
+            elif ok and result.shown.whole and tool.name not in memory.listed:
+                memory.listed.append(tool.name)  # a listing that showed every file (not one left for a folder)
             elif (
                 ok
                 and isinstance(tool, ReadsWorkspaceFiles)
                 and isinstance(path := args.get(tool.path_parameter), str)
-                and READ_ON not in result
+                and result.shown.kind == "lines"
+                and result.shown.window is None
             ):
-                memory.paths.setdefault(tool.name, []).append(path)
+                memory.paths.setdefault(tool.name, []).append(path)  # read whole: nothing of it left to read on
 
-    def small(self, tool: object) -> bool:
+    def small(self, run: RunContext, tool: object) -> bool:
         """Whether a listing tool's workspace has at most `most` files."""
         if not isinstance(tool, ListsWorkspace):
             return False
-        return len(tool.workspace.entries(limit=self.most + 1)[0]) <= self.most
+        return len(files_of(run, tool.workspace, self.most + 1)) <= self.most
+
+
+def files_of(run: RunContext, workspace: Workspace, limit: int) -> list[Entry]:
+    """The workspace's files, at most `limit`, from the run's index (walked once a run) when it has one over
+    that workspace."""
+    index = run.index
+    if index is not None and index.workspace.root == workspace.root:
+        return [Entry(r.path, r.size, r.modified) for r in index.files()[:limit]]
+    return workspace.entries(limit=limit)[0]
 
 
 def mentions(question: str, path: str) -> bool:

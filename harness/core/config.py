@@ -41,10 +41,10 @@ class CommandPreset:
 # names others (writing, deleting, commands and the research sub-agent are asked for; scan_archive is the
 # scripted scenarios' and the chapter's demonstration tool, offered only when named)
 ALL_TOOLS = (
-    "list_files", "read_file", "search", "delete_file", "write_file", "edit_file", "append_file", "scan_archive",
-    "research", "run_command",
+    "list_files", "read_file", "search", "find_symbol", "project_info", "count_lines", "repo_map", "delete_file",
+    "write_file", "edit_file", "append_file", "scan_archive", "research", "run_command",
 )  # fmt: skip
-LOOKING_TOOLS = ("list_files", "read_file", "search")
+LOOKING_TOOLS = ("list_files", "read_file", "search", "find_symbol", "project_info", "count_lines", "repo_map")
 
 
 ControlParameter: TypeAlias = int | bool | str

@@ -19,6 +19,7 @@ from harness.core.journal import Journal
 from harness.core.options import RunOptions
 from harness.core.policy import bound, may_reuse, signature
 from harness.core.protocols import ModelReply, Tool
+from harness.core.results import ToolResult
 from harness.core.state import Ending, Interruption, RunState, fresh_ids, over, pending
 from harness.errors import ContextTooSmall, NotResumable, ProviderError, Stopped
 from harness.tools.base import Registry
@@ -34,7 +35,7 @@ class Loop:
     def __init__(self, state: RunState, tools: Registry, options: RunOptions) -> None:
         self.state, self.tools, self.options, self.signal = state, tools, options, options.signal
         self.controls = options.controls
-        self.context = RunContext(state, tools, options.token_counter())
+        self.context = RunContext(state, tools, options.token_counter(), options.index)
         self.journal = Journal(state, options.store, options.trace, options.trace_payloads)
         self.started_at = time.monotonic()
 
@@ -85,6 +86,9 @@ class Loop:
             return None
         for control in self.controls:
             slot = control.before_call(self.context, call, tool, screened)
+            if isinstance(slot, ToolResult):
+                self.state.shown[call["id"]] = slot.shown
+                slot = slot.text
             if slot is not None:
                 self.journal.decided(call, slot)
                 return None
@@ -114,16 +118,18 @@ class Loop:
         try:
             context = self.journal.context(call, tool.name, self.signal, retry, self.options.on_progress)
             output = await self.signal.race(tool.run(args, context))
-            output, ok = bound(str(output), self.options.max_output_chars), True
+            result = output if isinstance(output, ToolResult) else ToolResult(str(output))
+            result, ok = replace(result, text=bound(result.text, self.options.max_output_chars)), True
         except Stopped:
             raise
         except Exception as exc:
-            output, ok, ending = self.options.errors.result_text(exc), False, self.failure(tool, exc)
+            result, ok, ending = ToolResult(self.options.errors.result_text(exc)), False, self.failure(tool, exc)
         if ok:
             self.state.read_cache.setdefault(signature(tool.name, args), call["id"])
+            self.state.shown[call["id"]] = result.shown
         for control in self.controls:  # before the result is saved: what a control noted is saved with it
-            control.after_call(self.context, call, tool, args, output, ok)
-        self.journal.ran(call, args, output, ok, (time.perf_counter() - began) * 1000)
+            control.after_call(self.context, call, tool, args, result, ok)
+        self.journal.ran(call, args, result.text, ok, (time.perf_counter() - began) * 1000)
         return ending
 
     def failure(self, tool: Tool, exc: Exception) -> Ending | None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from harness.core.events import TraceEvent
+from harness.core.results import ToolResult
 from harness.core.state import RunState
 from harness.core.stop import StopSignal
 from wire.types import AssistantMessage, Message, Timings, ToolChoice, ToolDefinition
@@ -91,20 +92,7 @@ class Tool(Protocol):
     @property
     def honours_idempotency_key(self) -> bool: ...  # a retry under the same key is a no-op if it already landed
 
-    def run(self, args: dict[str, Any], ctx: ToolContext) -> Awaitable[str]: ...
-
-
-ResultKind = Literal["names", "nothing", "near", "found", "lines"]
-"""What a tool's result holds: names (a listing of files), nothing (a search that found no line), near (a search
-that found no line, and the lines of words written another way), found (the lines a search found, each after
-its file), or lines of what files say (the default: a file read)."""
-
-
-@runtime_checkable
-class TellsWhatItFound(Protocol):
-    """A tool that says of one of its results what it holds (a listing, a search and whether it found lines)."""
-
-    def result_kind(self, result: str) -> ResultKind: ...
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> Awaitable[str | ToolResult]: ...
 
 
 class StateStore(Protocol):

@@ -17,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from harness.core.config import RunConfig
 from harness.core.limits import Limits, Prices, Usage
+from harness.core.results import Shown
 from harness.errors import InvalidState
 from wire.types import AssistantMessage, Message, ToolCall
 
@@ -80,6 +81,7 @@ class RunState:
     processes: dict[str, int] = field(default_factory=dict)  # call id -> process group of a command it started
     read_cache: dict[str, str] = field(default_factory=dict)  # call signature -> call id whose result is reused
     controls: dict[str, dict[str, Any]] = field(default_factory=dict)  # each control's memory, by control name
+    shown: dict[str, Shown] = field(default_factory=dict)  # call id -> what its result shows (a tool that says)
     children: dict[str, RunState] = field(default_factory=dict)  # call id -> a sub-agent's run, as it stands
     trace_seq: int = 0
     config: RunConfig | None = None  # how to rebuild model and tools on resume

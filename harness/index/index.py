@@ -227,11 +227,22 @@ class WorkspaceIndex:
         best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[:most]
         return [(i + 1, lines[i]) for _, i in sorted(best, key=lambda s: s[1])]
 
-    def idf(self, term: str) -> float:
+    def weights(self, text: str) -> dict[str, float]:
+        """The text's terms, each weighted by how rare it is in this folder (BM25's idf over the chunks; a term
+        the folder never holds weighs most)."""
+        self.ensure()
         assert self.passages is not None
         documents = max(1, self.passages.searcher().num_docs)
-        frequency = self.passages.frequency(term.lower())
-        return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
+        weights = {}
+        for term in dict.fromkeys(terms(text)):
+            frequency = self.passages.frequency(term)
+            weights[term] = math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
+        return weights
+
+    @staticmethod
+    def relevance(text: str, weights: dict[str, float]) -> float:
+        """How much a text bears on what `weights` came from: the weights of the terms it holds, each once."""
+        return sum(weights.get(term, 0.0) for term in set(terms(text)))
 
     # symbols -------------------------------------------------------------------------------------------
     def symbols(self) -> Symbols:

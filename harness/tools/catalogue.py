@@ -10,19 +10,33 @@ from harness.core.limits import Limits
 from harness.core.protocols import Model, Tool, TraceSink
 from harness.errors import ConfigError
 from harness.fs.workspace import Workspace
+from harness.index.index import WorkspaceIndex
 from harness.tools.archive import ScanArchive
 from harness.tools.base import Registry
 from harness.tools.commands import RunCommand
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
+from harness.tools.knowing import CountLines, FindSymbol, ProjectInfo, RepoMap
 from harness.tools.research import Research
 from harness.tools.search import Search
 from harness.tools.views import output_chars
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 
 
-def reading_tools(workspace: Workspace, chars: int = output_chars(None)) -> list[Tool]:
-    """The looking tools, each result at most `chars` characters."""
-    return [ListFiles(workspace, chars), ReadFile(workspace, chars), Search(workspace, chars)]
+def reading_tools(
+    workspace: Workspace, chars: int = output_chars(None), index: WorkspaceIndex | None = None
+) -> list[Tool]:
+    """The looking tools, each result at most `chars` characters, those that answer from the index over `index`
+    (a new index of the workspace when none is given)."""
+    index = index or WorkspaceIndex(workspace)
+    return [
+        ListFiles(workspace, chars),
+        ReadFile(workspace, chars),
+        Search(workspace, chars, index=index),
+        FindSymbol(index),
+        ProjectInfo(index),
+        CountLines(index),
+        RepoMap(index, chars),
+    ]
 
 
 def catalogue(
@@ -38,20 +52,23 @@ def catalogue(
     scan: ScanArchive | None = None,
     controls: Sequence[Control] = (),
     window: int | None = None,
+    index: WorkspaceIndex | None = None,
 ) -> Registry:
     """The named tools (research only with a model, run_command only with presets), in catalogue order, each
-    result sized to the model's `window` (tokens) when it is known."""
+    result sized to the model's `window` (tokens) when it is known; the looking tools answer from `index`
+    (one is made when none is given), and the tools that change files refresh it."""
     unknown = set(names) - set(ALL_TOOLS)
     if unknown:
         raise ConfigError(f"unknown tools {sorted(unknown)}; the tools are {', '.join(ALL_TOOLS)}")
     chars = output_chars(window)
-    looking = reading_tools(workspace, chars)
+    index = index or WorkspaceIndex(workspace)
+    looking = reading_tools(workspace, chars, index)
     made: dict[str, Tool] = {
         **{tool.name: tool for tool in looking},
-        "delete_file": DeleteFile(workspace, needs_approval=approve_deletes),
-        "write_file": WriteFile(workspace, needs_approval=approve_writes),
-        "edit_file": EditFile(workspace, needs_approval=approve_writes),
-        "append_file": AppendFile(workspace, needs_approval=approve_writes),
+        "delete_file": DeleteFile(workspace, needs_approval=approve_deletes, index=index),
+        "write_file": WriteFile(workspace, needs_approval=approve_writes, index=index),
+        "edit_file": EditFile(workspace, needs_approval=approve_writes, index=index),
+        "append_file": AppendFile(workspace, needs_approval=approve_writes, index=index),
         "scan_archive": scan or ScanArchive(),
     }
     if research_model is not None:

@@ -9,10 +9,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.protocols import ResultKind, ToolContext
+from harness.core.protocols import ToolContext
+from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Entry, Workspace
+from harness.index.index import WorkspaceIndex
 from harness.tools.patterns import glob_matcher
 from harness.tools.views import described, output_chars, window
 
@@ -78,13 +80,10 @@ class ListFiles:
     needs_approval: bool = False
     honours_idempotency_key: bool = True
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self.listing, args)
 
-    def result_kind(self, result: str) -> ResultKind:
-        return "names"
-
-    def listing(self, args: dict[str, Any]) -> str:
+    def listing(self, args: dict[str, Any]) -> ToolResult:
         where = str(args.get("path") or ".")
         if not self.workspace.is_folder(where):
             path = "/".join(self.workspace.folder_parts(where))
@@ -104,19 +103,23 @@ class ListFiles:
         if scope:  # a part of the folder: said beside the whole, so its count is not taken for the folder's
             whole = walked if where in (".", "") else self.workspace.walk(MAX_LISTED)
             scope += f" (of {len(whole.entries):,} in the whole folder)"
+        shown_count = 0
         if not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
         else:
             leader = f"; {leading(ordered, order)}" if args.get("sort") in ORDERS else ""
             lines = [f"{count}{scope}, {order} first{leader}:"]
-            lines += fitted(ordered, order, len(self.workspace.folder_parts(where)), self.output_chars)
+            listed, shown_count = fitted(ordered, order, len(self.workspace.folder_parts(where)), self.output_chars)
+            lines += listed
         if walked.skipped:
             lines.append(
                 f"({walked.skipped} other entries not shown: links, special files or files with several names)"
             )
         if walked.ignored:
             lines.append(f"({walked.ignored} entries not shown: version-control folders and what .gitignore names)")
-        return "\n".join(lines)
+        cut = shown_count < len(ordered)
+        facts = Shown("names", tuple(e.path for e in ordered[:shown_count]), cut=cut, whole=not scope and not cut)
+        return ToolResult("\n".join(lines), facts)
 
 
 def folders(entries: list[Entry]) -> list[str]:
@@ -136,14 +139,14 @@ def folders(entries: list[Entry]) -> list[str]:
 TOP_ROOM = 600  # characters kept for the listed folder's own files that the cut left out
 
 
-def fitted(ordered: list[Entry], order: str, level: int, chars: int) -> list[str]:
+def fitted(ordered: list[Entry], order: str, level: int, chars: int) -> tuple[list[str], int]:
     """Every file line when they fit in `chars`; else the first in the order that fit, a line per folder, and
     the listed folder's own files (`level` folders deep) that were left out: `ls` shows a folder's own files
     first, and a project's LICENSE, pyproject.toml and README are small files at its top, below every large
-    one."""
+    one. With the lines, how many of the files (the first in the order) have a line of their own."""
     files = [line_of(e, order) for e in ordered]
     if sum(len(line) + 1 for line in files) <= chars:
-        return files
+        return files, len(files)
     by_folder = folders(ordered)
     summary = ["By folder:", *by_folder] if by_folder else []
     reserve = sum(len(line) + 1 for line in own_files(ordered, level))  # at most TOP_ROOM
@@ -156,7 +159,7 @@ def fitted(ordered: list[Entry], order: str, level: int, chars: int) -> list[str
         room -= len(line) + 1
     hint = (f"[{len(files) - len(shown_lines):,} {NOT_SHOWN}; call list_files with path set to a folder, "
             "or with a glob such as *.py, to list them]")  # fmt: skip
-    return [*shown_lines, hint, *summary, *own_files(ordered[len(shown_lines) :], level)]
+    return [*shown_lines, hint, *summary, *own_files(ordered[len(shown_lines) :], level)], len(shown_lines)
 
 
 def own_files(left_out: list[Entry], level: int) -> list[str]:
@@ -233,24 +236,26 @@ class ReadFile:
     needs_approval: bool = False
     honours_idempotency_key: bool = True
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        path = args["path"]
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = args[self.path_parameter]
         data, size = await asyncio.to_thread(self.workspace.read_bytes, path, MAX_READ_BYTES)
+        named = ("/".join(self.workspace.components(path)),)
         kind = binary_kind(data[:SNIFF_BYTES])
         if kind is not None:
-            return described(path, kind, size)
+            return ToolResult(described(path, kind, size), Shown("other", named))
         text = data.decode("utf-8", errors="replace")
         seen = window(text, int(args.get("offset") or 1), args.get("limit"), self.output_chars)
         if seen.whole and size <= len(data):
-            return seen.text
+            return ToolResult(seen.text, Shown("lines", named))
         if seen.total == 0:
-            return f"{path} is empty."
+            return ToolResult(f"{path} is empty.", Shown("lines", named))
         out = f"[{path}: lines {seen.first:,}-{seen.last:,} of {seen.total:,}]\n{seen.text}"
         if seen.last < seen.total:
             out += f"\n[{seen.total - seen.last:,} more lines; {READ_ON}{seen.last + 1}]"
         if size > len(data):
             out += f"\n[only the first {len(data):,} of {size:,} bytes were read]"
-        return out
+        partial = seen.first > 1 or seen.last < seen.total or size > len(data)
+        return ToolResult(out, Shown("lines", named, (seen.first, seen.last, seen.total) if partial else None))
 
 
 @dataclass
@@ -260,15 +265,21 @@ class DeleteFile:
     name: str = "delete_file"
     description: str = "Delete a file from the workspace. A person must approve each deletion."
     parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_ONLY)
+    index: WorkspaceIndex | None = None  # read again for the file deleted
     read_only: bool = False
     needs_approval: bool = True
     honours_idempotency_key: bool = True  # a retried delete whose file is gone reports the earlier attempt's success
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = args[self.path_parameter]
+        changed = Shown("changed", ("/".join(self.workspace.components(path)),))
         try:
-            await asyncio.to_thread(self.workspace.delete, args["path"])
+            await asyncio.to_thread(self.workspace.delete, path)
         except ToolError:
-            if ctx.retry and not await asyncio.to_thread(self.workspace.exists, args["path"]):
-                return f"Deleted {args['path']} (the attempt before the run stopped had already deleted it)."
+            if ctx.retry and not await asyncio.to_thread(self.workspace.exists, path):
+                said = f"Deleted {path} (the attempt before the run stopped had already deleted it)."
+                return ToolResult(said, changed)
             raise
-        return f"Deleted {args['path']}."
+        if self.index is not None:
+            await asyncio.to_thread(self.index.refresh, changed.paths)
+        return ToolResult(f"Deleted {path}.", changed)

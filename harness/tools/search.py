@@ -4,24 +4,28 @@ Confined as read_file is: the files come from the workspace's walk (no link foll
 one name) and each is opened the same way, so a link, a pipe or a device swapped in mid-search is refused.
 Patterns are RE2's (`patterns.py`), linear in the text. Bounded: at most MAX_FILE_BYTES of each file, at
 most `seconds` in all (it then says how far it got), binary files skipped, and the result sized to the
-model's window, saying how many matches it left out and where, and how to narrow the search.
+model's window, saying how many matches it left out and where, and how to narrow the search. A pattern that
+matches no line is answered with the lines the workspace index ranks most like it (its words in another
+form, its identifiers' parts), said not to hold it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import re2
 
-from harness.core.protocols import ResultKind, ToolContext
+from harness.core.protocols import ToolContext
+from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
 from harness.fs.sniff import binary_kind
 from harness.fs.workspace import Entry, Workspace
-from harness.tools.patterns import glob_matcher, options, search_pattern
+from harness.index.index import WorkspaceIndex
+from harness.tools.patterns import glob_matcher, search_pattern
 from harness.tools.views import output_chars
 
 MAX_FILE_BYTES = 4 << 20
@@ -29,7 +33,7 @@ MAX_FILES = 100_000
 PER_FILE = 8  # lines shown of one file before the next file's
 PER_FILE_COUNTS = 5  # files whose count of matching lines the first line gives
 NO_MATCH = "No line matches "
-NEAR = " Lines with a word that begins like one of its words "
+RANKED_LINES = 8  # lines the index ranks like a pattern that matched nothing
 LINE_CHARS = 200
 DEFINITIONS_SHOWN = 10  # lines that define what matched, shown before the rest (whole names first, then parts)
 # A line defines what matched when the match is in the name a declaration keyword introduces (`class
@@ -106,26 +110,22 @@ class Search:
     output_chars: int = output_chars(None)
     seconds: float = 10.0
     scope_parameter: str = "path"  # names a folder or a file of `workspace`
+    pattern_parameter: str = "pattern"  # the text looked for
     name: str = "search"
     description: str = (
         "Find which files say something: every line of every file that contains a text, as path:line: text. "
         "Use it to find where a name is defined, which file mentions a thing, or whether any file does."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: SEARCH_PARAMETERS)
+    index: WorkspaceIndex | None = None  # ranks the lines most like a pattern that matched nothing
     read_only: bool = True
     needs_approval: bool = False
     honours_idempotency_key: bool = True
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self.search, args)
 
-    def result_kind(self, result: str) -> ResultKind:
-        """Nothing, near (the lines of its words' starts, see `word_starts`), or found."""
-        if result.startswith(NO_MATCH):
-            return "near" if NEAR in result.split("\n", 1)[0] else "nothing"
-        return "found"
-
-    def search(self, args: dict[str, Any]) -> str:
+    def search(self, args: dict[str, Any]) -> ToolResult:
         regex = bool(args.get("regex", False))
         pattern = search_pattern(args.get("pattern"), regex)
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
@@ -133,11 +133,35 @@ class Search:
         entries = [e for e in self.files(where) if matches is None or matches(e.path)]
         deadline = time.monotonic() + self.seconds
         found = self.scan(entries, pattern, deadline)
-        starts = word_starts(str(args["pattern"])) if not (regex or found.counts or found.stopped) else []
-        if not starts:
+        if found.counts or found.stopped or self.index is None:
             return self.written(args, where, found)
-        near = self.scan(entries, re2.compile(rf"\b(?:{'|'.join(starts)})".encode(), options(False)), deadline)
-        return self.written(args, where, found, near, starts)
+        return self.missed(args, where, found, {e.path for e in entries})
+
+    def missed(self, args: dict[str, Any], where: str, found: Found, within: set[str]) -> ToolResult:
+        """No line matches: the lines the workspace index ranks most like the pattern (its words in another form,
+        its identifiers' parts), when there are any, said not to hold it."""
+        assert self.index is not None
+        pattern = str(args["pattern"])
+        scope = "" if where in (".", "") else f" in {where}"
+        scope += f" (files matching {args['glob']})" if args.get("glob") else ""
+        missed = f"{NO_MATCH}{pattern!r}{scope} (searched {plural(found.searched, 'file')}{skipped(found)})."
+        lines: list[str] = []
+        shown: list[str] = []
+        for passage in self.index.passages_for(pattern, 20):
+            if passage.path not in within:
+                continue
+            for number, text in self.index.lines_of(passage, pattern, 1):
+                line = text.strip()
+                lines.append(
+                    f"{passage.path}:{number}: {line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + ' [...]'}"
+                )
+                shown.append(passage.path)
+            if len(lines) >= RANKED_LINES or sum(map(len, lines)) > self.output_chars - 400:
+                break
+        if not lines:
+            return ToolResult(missed, Shown("nothing"))
+        head = f"{missed} The lines most like it, as the workspace index ranks them (none holds {pattern!r}):"
+        return ToolResult("\n".join([head, *lines]), Shown("nothing", tuple(dict.fromkeys(shown))))
 
     def scan(self, entries: list[Entry], pattern: Any, deadline: float) -> Found:
         found = Found(files=len(entries))
@@ -186,46 +210,35 @@ class Search:
             into = found.whole if kind == "whole" else found.part if kind == "part" and parts_left else None
             if into is None and len(shown) >= PER_FILE:
                 continue
-            words = text.decode("utf-8", errors="replace").strip()
-            words = words if len(words) <= LINE_CHARS else words[:LINE_CHARS] + " [...]"
+            words = clipped(text.decode("utf-8", errors="replace").strip())
             if into is not None:
                 into.append((entry.path, line, words))
             if len(shown) < PER_FILE:
                 shown.append((line, words))
 
-    def written(
-        self, args: dict[str, Any], where: str, found: Found, near: Found | None = None, starts: Sequence[str] = ()
-    ) -> str:
+    def written(self, args: dict[str, Any], where: str, found: Found) -> ToolResult:
         pattern = args["pattern"]
         scope = "" if where in (".", "") else f" in {where}"
         scope += f" (files matching {args['glob']})" if args.get("glob") else ""
         notes = skipped(found)
         if not found.counts:
             searched = plural(found.searched, "file")
-            missed = f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})."
-            if near is None or not near.counts:
-                return missed + stopped(found)
-            total, files = sum(near.counts.values()), len(near.counts)
-            shown = ", ".join(repr(start) for start in starts)
-            head = (
-                f"{missed}{NEAR}({shown}), which may say it "
-                f"another way: {plural(total, 'line')} in {plural(files, 'file')}{per_file(near)}:"
-            )
-            return self.listed(head, near, "", closest(str(pattern))) + stopped(near)
+            return ToolResult(f"{NO_MATCH}{pattern!r}{scope} (searched {searched}{notes})." + stopped(found),
+                              Shown("nothing", cut=found.stopped))  # fmt: skip
         total, files = sum(found.counts.values()), len(found.counts)
         first = per_file(found) + (" (the lines that define it first)" if found.defined else "")
         head = f"{plural(total, 'matching line')} in {plural(files, 'file')} for {pattern!r}{scope}{first}:"
-        return self.listed(head, found, notes) + stopped(found)
+        text, shown, cut = self.listed(head, found, notes)
+        return ToolResult(text + stopped(found), Shown("found", shown, cut=cut or found.stopped))
 
-    def listed(self, head: str, found: Found, notes: str, rank: Callable[[str], int] | None = None) -> str:
-        """The head, then the lines found (those that define it first, or those `rank` puts first) as fit,
-        and what was left out."""
+    def listed(self, head: str, found: Found, notes: str) -> tuple[str, tuple[str, ...], bool]:
+        """The head, then the lines found (those that define it first) as fit, and what was left out; with the
+        files whose lines are shown, and whether any matching line was left out."""
         out, used, left = [head], len(head), dict(found.counts)
         defined = {(path, number) for path, number, _ in found.defined}
         rest = [(p, n, t) for p, lines in found.lines.items() for n, t in lines if (p, n) not in defined]
         ordered = [*found.defined, *rest]
-        if rank is not None:
-            ordered.sort(key=lambda line: -rank(line[2]))  # stable: the same rank keeps the files' order
+        shown: dict[str, None] = {}
         full: set[str] = set()  # files one of whose lines did not fit: the rest of them is left out too
         for path, number, text in ordered:
             entry = f"{path}:{number}: {text}"
@@ -233,6 +246,7 @@ class Search:
                 full.add(path)
                 continue
             out.append(entry)
+            shown[path] = None
             used += len(entry) + 1
             left[path] -= 1
         more = {path: n for path, n in left.items() if n}
@@ -244,55 +258,7 @@ class Search:
                        "with path or glob, or a longer pattern]")  # fmt: skip
         if notes:
             out.append(f"[{notes.removeprefix('; ')}]")
-        return "\n".join(out)
-
-
-def word_starts(pattern: str) -> list[str]:
-    """The starts of a literal pattern's longer words, searched when the pattern itself matches nothing: a
-    word's first letters, all but its last three and at least four (`deprecat` of `deprecation`), for a file
-    that says it in another form (`deprecated`). Letters only, so they need no escaping; none when no word has
-    five letters or more."""
-    starts = [spelt for word in letter_words(pattern) if len(word) >= 5 for spelt in spellings(word_start(word))]
-    return list(dict.fromkeys(starts))
-
-
-def word_start(word: str) -> str:
-    """A word's first letters, all but its last three and at least four, in lower case."""
-    return word[: max(4, len(word) - 3)].lower()
-
-
-OTHER_SPELLING = {"isat": "izat", "izat": "isat", "is": "iz", "iz": "is"}  # serialisat(ion), initialis(ed)
-
-
-def spellings(start: str) -> list[str]:
-    """A word's start and its other English spelling, where British and American spelling part before a
-    start ends (`serialisat` and `serializat`, `initialis` and `initializ`, `modell` and `model`); other such
-    pairs part after it (`colo` of `colour` and `color`). A model asks in one spelling of a project written
-    in the other."""
-    for ending, other in OTHER_SPELLING.items():
-        if start.endswith(ending) and len(start) > len(ending) + 2:
-            return [start, start[: -len(ending)] + other]
-    if start.endswith("ll") and start[-3:-2] in ("a", "e", "i", "o", "u"):
-        return [start, start[:-1]]
-    return [start]
-
-
-def letter_words(pattern: str) -> list[str]:
-    """The pattern's runs of ASCII letters (they need no escaping in a pattern)."""
-    return "".join(c if c.isalpha() and c.isascii() else " " for c in pattern).split()
-
-
-def closest(pattern: str) -> Callable[[str], int]:
-    """How many of the pattern's words a line holds, each as the start of one of its words (the start
-    `word_starts` takes of a longer word, the first three letters of a word of three or four): the lines a
-    widened search lists first, as a search engine ranks the documents that hold more of the query's words
-    first (`log rotation` before `rotate the API keys`, for `rotate logs`)."""
-    words = [w.lower() for w in letter_words(pattern)]
-    starts = {*word_starts(pattern), *(word[:3] for word in words if 3 <= len(word) < 5)}
-    if not starts:
-        return lambda line: 0
-    begins = re2.compile(rf"\b(?:{'|'.join(sorted(starts))})", options(False))
-    return lambda line: len({m.group(0).lower() for m in begins.finditer(line)})
+        return "\n".join(out), tuple(shown), bool(more)
 
 
 def definition(line: bytes, start: int, end: int) -> Literal["whole", "part"] | None:
@@ -308,6 +274,10 @@ def definition(line: bytes, start: int, end: int) -> Literal["whole", "part"] | 
         return None
     before = line[start - 1 : start] if start else b""
     return "whole" if name_end == end and not (before.isalnum() or before in (b"_", b"$", b".", b"-")) else "part"
+
+
+def clipped(line: str) -> str:
+    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " [...]"
 
 
 def per_file(found: Found) -> str:

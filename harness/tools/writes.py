@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.protocols import ToolContext
+from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Workspace
+from harness.index.index import WorkspaceIndex
 from harness.tools.views import window
 
 PATH_AND_CONTENT: Mapping[str, Any] = {
@@ -49,8 +51,26 @@ EDITING: Mapping[str, Any] = {
 }
 
 
+class ChangesOneFile:
+    """A tool that changes the one file its `path` names; its result says the file changed, and the workspace
+    index (when it has one) reads that file again."""
+
+    workspace: Workspace
+    index: WorkspaceIndex | None
+
+    async def change(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        raise NotImplementedError
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        said = await self.change(args, ctx)
+        path = "/".join(self.workspace.components(args["path"]))
+        if self.index is not None:
+            await asyncio.to_thread(self.index.refresh, [path])
+        return ToolResult(said, Shown("changed", (path,)))
+
+
 @dataclass
-class WriteFile:
+class WriteFile(ChangesOneFile):
     """Writes are atomic (temp file, fsync, rename); a call whose content already landed is a no-op,
     which is how it honours the idempotency key: the same call retried after a crash never writes twice."""
 
@@ -60,6 +80,7 @@ class WriteFile:
     name: str = "write_file"
     description: str = "Write a text file in the workspace, replacing it if it exists. Its folder must exist."
     parameters: Mapping[str, Any] = field(default_factory=lambda: PATH_AND_CONTENT)
+    index: WorkspaceIndex | None = None
     read_only: bool = False
     honours_idempotency_key: bool = True
     replaces_whole: bool = True  # a call gives the whole file: made again unread, the rest would be lost
@@ -73,7 +94,7 @@ class WriteFile:
         """The file to read before this call replaces it."""
         return args.get("path")
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def change(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path, data = args["path"], args["content"].encode("utf-8")
         if len(data) > self.max_bytes:
             raise ToolError(f"the content is {len(data):,} bytes; the limit per write is {self.max_bytes:,} bytes")
@@ -84,7 +105,7 @@ class WriteFile:
 
 
 @dataclass
-class AppendFile:
+class AppendFile(ChangesOneFile):
     """Text added at the end of a file (created when missing) on a line of its own, the file keeping its final
     newline if it had one (as AutoGPT's append_to_file and a shell's `>>`): a small model asked to add a line
     cannot copy a whole file back, or an edit's exact neighbouring line, without losing or changing one.
@@ -100,10 +121,11 @@ class AppendFile:
         "that does not exist is created; its folder must exist."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: APPENDING)
+    index: WorkspaceIndex | None = None
     read_only: bool = False
     honours_idempotency_key: bool = True
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def change(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path, content = args["path"], args["content"]
         if not content.strip("\n"):
             raise ToolError("content is empty: give the text to add at the end of " + path)
@@ -123,7 +145,7 @@ class AppendFile:
 
 
 @dataclass
-class EditFile:
+class EditFile(ChangesOneFile):
     """One exact replacement in a text file (as Claude Code's Edit and SWE-agent's str_replace): `old_text`
     must occur exactly once, so the change lands where the model meant it and nowhere else; the rest of
     the file is kept byte for byte. Written like write_file (atomic, confined); a retried call whose
@@ -138,6 +160,7 @@ class EditFile:
         "changes. To add a line, give a line next to it as old_text and both lines as new_text."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: EDITING)
+    index: WorkspaceIndex | None = None
     read_only: bool = False
     honours_idempotency_key: bool = True
     replaces_whole: bool = False  # a call changes only the text it quotes, found exactly once
@@ -153,7 +176,7 @@ class EditFile:
         """The file to read before this call edits it."""
         return args.get("path")
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def change(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path, old, new = args["path"], args["old_text"], args["new_text"]
         text = await asyncio.to_thread(text_in, self.workspace, path, self.max_bytes, "edit_file changes")
         if not old:

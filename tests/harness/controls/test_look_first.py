@@ -1,17 +1,22 @@
-"""look_first: the first turns must call, the first call the bare listing."""
+"""look_first: the first turns must call, and the first call is the model's choice among real candidates the
+workspace index holds for the question (in any language), or the bare listing when it holds none."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.controls.look_first import LookFirst, first_look
+import pytest
+
+from harness.controls.look_first import LookFirst, contains
 from harness.controls.parallel_calls import ParallelCalls
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.protocols import ModelRequest
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
+from harness.index.index import WorkspaceIndex
 from harness.tools.base import Registry
-from harness.tools.files import ListFiles, ReadFile
+from harness.tools.catalogue import reading_tools
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls
 
@@ -28,59 +33,62 @@ async def test_the_first_turns_must_call_and_the_first_call_is_the_bare_tool() -
     assert all(request.parallel_tool_calls for request in seen)
 
 
-async def test_the_first_forced_listing_is_decoded_with_no_arguments_where_the_server_narrows_calls(
-    workspace: Path,
-) -> None:
-    """A small model fills a listing's optional folder with a file's path it saw elsewhere; told
-    `tool_parameters`, look_first asks the server for a call with no arguments at all."""
-    space = Workspace(workspace)
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    files = {
+        "src/retry.py": "class RetryPolicy:\n    def backoff(self, attempt):\n        return 2 ** attempt\n",
+        "src/client.py": "from src.retry import RetryPolicy\npolicy = RetryPolicy()\n",
+        "docs/notes.md": "Rotate the logs weekly so they do not fill the disk.\n",
+        "config/app.ini": "[server]\nport = 8080\n",
+        "pyproject.toml": '[project]\nname = "demo"\nversion = "1.4.0"\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+async def first_request(folder: Path, question: str) -> ModelRequest:
+    space = Workspace(folder)
+    index = WorkspaceIndex(space)
     model, seen = answering(calls(("a", "list_files", {})), "done")
     controls = [LookFirst(turns=1, tool_parameters=True)]
-    await run(new_run(QUESTION), Registry([ListFiles(space), ReadFile(space)]), RunOptions(model, controls=controls))
-    assert seen[0].tool_choice == {"type": "function", "function": {"name": "list_files"}}
-    assert seen[0].extra["tool_parameters"] == {"list_files": {"type": "object", "properties": {},
-                                                               "additionalProperties": False}}  # fmt: skip
-    assert "tool_parameters" not in seen[1].extra
+    await run(new_run(question), Registry(reading_tools(space, index=index)), RunOptions(model, controls=controls,
+                                                                                        index=index))  # fmt: skip
+    return seen[0]
 
 
-def test_the_first_listing_is_of_the_one_folder_or_kind_of_file_the_question_names(tmp_path: Path) -> None:
-    """A small model answers a question about one folder from the first count and names it sees: the
-    listing it is shown first is of that folder (or of that kind of file), when the question names exactly
-    one and no file."""
-    for path in ("tests/test_a.py", "tests/test_b.py", "src/pkg/core.py", "src/pkg/core.pyi", "docs/guide.md"):
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text("x\n")
-    listing = ListFiles(Workspace(tmp_path))
+def allowed(request: ModelRequest) -> dict[str, dict[str, list[str]]]:
+    narrowing = request.extra["tool_parameters"]
+    return {tool: {k: v["enum"] for k, v in schema["properties"].items()} for tool, schema in narrowing.items()}
 
-    def enums(question: str) -> dict[str, list[str]]:
-        schema = first_look(listing, question)
-        assert schema.get("required", []) == list(schema["properties"])
-        return {key: value["enum"] for key, value in schema["properties"].items()}
 
-    assert enums("How many files does the tests folder hold?") == {"path": ["tests"]}
-    assert enums("How many modules are there in src/pkg?") == {"path": ["src/pkg"]}
-    assert enums("How many .py files are in `src`?") == {"path": ["src"], "glob": ["*.py"]}
-    assert enums("Which .md files mention the cache?") == {"glob": ["*.md"]}
-    assert enums("How many files named test_*.py does the tests folder hold?") == {
-        "path": ["tests"], "glob": ["test_*.py"]}  # fmt: skip
-    # a language named before a word for files: its extension
-    assert enums("How many Python modules are there in src/pkg?") == {"path": ["src/pkg"], "glob": ["*.py"]}
-    assert enums("List the markdown documents.") == {"glob": ["*.md"]}
-    # a choice of the listing's the question names as a word, its default too (the listing then names the file
-    # that leads it: "the largest is ...")
-    assert enums("Which file is the smallest?") == {"sort": ["smallest"]}
-    assert enums("Name the largest file in the folder.") == {"sort": ["largest"]}
-    assert enums("What is the newest file in tests/?") == {"path": ["tests"], "sort": ["newest"]}
-    # none: a file named (it is read), two folders, a plain word, an extension no file has, a longer path
-    unnarrowed = (
-        "What does src/pkg/core.py do?",
-        "Compare the tests folder with src/pkg.",
-        "Where do the tests stop?",
-        "How many .rs files are there?",
-        "How many *_test.py files are there?",  # a pattern no file matches
-        "Is src/pkg/extra empty?",
-        "Is the newest file also the largest or the smallest?",
-        "Which Python version does the project need?",  # the language, not a kind of file
-    )
-    for question in unnarrowed:
-        assert enums(question) == {}, question
+async def test_the_first_call_chooses_among_the_indexs_candidates_for_the_question(project: Path) -> None:
+    request = await first_request(project, "Where is `RetryPolicy` defined, and who uses it?")
+    assert request.tool_choice == "required"
+    offered = allowed(request)
+    assert offered["find_symbol"] == {"name": ["RetryPolicy"]}
+    assert offered["search"]["pattern"][0] == "RetryPolicy"
+    assert set(offered["read_file"]["path"]) >= {"src/retry.py", "src/client.py"}
+    assert offered["list_files"] == {} and offered["project_info"] == {} and offered["repo_map"] == {}
+    assert "count_lines" not in offered  # nothing real to fill its arguments from
+
+
+async def test_a_question_in_another_language_meets_the_folder_through_its_names(project: Path) -> None:
+    offered = allowed(await first_request(project, "Какой файл определяет RetryPolicy?"))
+    assert offered["find_symbol"] == {"name": ["RetryPolicy"]}
+    offered = allowed(await first_request(project, "config/app.ini 里 port 被设置成了多少？"))
+    assert offered["read_file"]["path"][0] == "config/app.ini"  # the file the question names first
+
+
+async def test_a_question_whose_words_the_folder_never_uses_lists_the_folder_first(project: Path) -> None:
+    request = await first_request(project, "Есть ли файл про утечку памяти?")
+    assert request.tool_choice == {"type": "function", "function": {"name": "list_files"}}
+    assert request.extra["tool_parameters"]["list_files"]["properties"] == {}
+
+
+def test_a_path_is_named_only_whole() -> None:
+    assert contains("What does config/app.ini say?", "config/app.ini")
+    assert contains("config/app.ini 里", "config/app.ini")
+    assert not contains("What does config/app.ini.bak say?", "config/app.ini")
+    assert not contains("See old/config/app.ini", "config/app.ini")

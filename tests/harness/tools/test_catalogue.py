@@ -60,7 +60,7 @@ def test_results_are_sized_to_the_models_window(tmp_path: Path) -> None:
     def read_with(window: int) -> str:
         tool = catalogue(Workspace(tmp_path), window=window).get("read_file")
         assert tool is not None
-        return asyncio.run(tool.run({"path": "big.txt"}, context))
+        return asyncio.run(tool.run({"path": "big.txt"}, context)).text
 
     small, large = read_with(2048), read_with(32768)
     assert len(small) < len(large) <= 32768 * 4  # a window's worth of characters at most

@@ -17,11 +17,11 @@ from harness.tools.files import ListFiles, ReadFile
 
 
 def read(root: Path, chars: int = 8000, **args: Any) -> str:
-    return asyncio.run(ReadFile(Workspace(root), chars).run(args, None))  # type: ignore[arg-type]
+    return asyncio.run(ReadFile(Workspace(root), chars).run(args, None)).text  # type: ignore[arg-type]
 
 
 def listing(root: Path, chars: int = 8000, **args: Any) -> str:
-    return ListFiles(Workspace(root), chars).listing(args)
+    return ListFiles(Workspace(root), chars).listing(args).text
 
 
 def test_a_small_file_comes_whole_and_unchanged(tmp_path: Path) -> None:

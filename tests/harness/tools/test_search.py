@@ -13,7 +13,8 @@ import pytest
 
 from harness.errors import ToolError
 from harness.fs.workspace import Workspace
-from harness.tools.search import Search, word_starts
+from harness.index.index import WorkspaceIndex
+from harness.tools.search import Search
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def search(root: Path, **args: object) -> str:
-    return Search(Workspace(root)).search(dict(args))
+    return Search(Workspace(root)).search(dict(args)).text
 
 
 def test_matching_lines_come_as_path_line_text_case_insensitive_for_a_lowercase_pattern(tree: Path) -> None:
@@ -108,7 +109,7 @@ def test_path_and_glob_narrow_the_search(tree: Path) -> None:
 def test_many_matches_fit_the_result_and_say_how_many_more_there_are_and_where(tmp_path: Path) -> None:
     for n in range(30):
         (tmp_path / f"f{n:02}.log").write_text("".join(f"ERROR number {i}\n" for i in range(50)))
-    out = Search(Workspace(tmp_path), output_chars=2000).search({"pattern": "error"})
+    out = Search(Workspace(tmp_path), output_chars=2000).search({"pattern": "error"}).text
     assert len(out) <= 2000 + 300
     assert out.startswith("1,500 matching lines in 30 files for 'error' (50 in f00.log, 50 in f01.log, ")
     assert "50 in f04.log and 25 other files):\n" in out
@@ -136,7 +137,7 @@ def test_a_search_over_a_folder_of_a_gigabyte_ends_within_its_time_bound(tmp_pat
             handle.truncate(4 << 20)
     tool = Search(Workspace(tmp_path), seconds=1.0)
     began = time.monotonic()
-    out = tool.search({"pattern": "needle"})
+    out = tool.search({"pattern": "needle"}).text
     assert time.monotonic() - began < 1.0 + 2.0  # one file past the bound, at most
     assert out.startswith("No line matches") or "stopped at its time limit" in out
 
@@ -206,20 +207,21 @@ def test_a_definition_of_the_whole_name_comes_before_one_of_a_longer_name(tmp_pa
     }
 
 
-def test_a_literal_that_matches_nothing_shows_the_lines_whose_words_begin_like_its_words(tmp_path: Path) -> None:
-    """A file says it in another form (`timed out`, `rotated`): the starts of the pattern's longer words are
-    searched next, as whole-word starts, and the result says they are not the pattern."""
-    (tmp_path / "a.log").write_text("ok\nthe job timed out after 30 s\nsometime later\n")
-    (tmp_path / "notes.txt").write_text("Logs are Rotated weekly.\n")
-    tool = Search(Workspace(tmp_path))
-    out = tool.search({"pattern": "timeout"})
-    assert out.splitlines() == [
-        "No line matches 'timeout' (searched 2 files). Lines with a word that begins like one of its words "
-        "('time'), which may say it another way: 1 line in 1 file:",
-        "a.log:2: the job timed out after 30 s",  # not `sometime`: a word's start
-    ]
-    assert tool.result_kind(out) == "near"
-    assert search(tmp_path, pattern="log rotation").splitlines()[1:] == ["notes.txt:1: Logs are Rotated weekly."]
+def test_a_literal_that_matches_nothing_shows_the_lines_the_index_ranks_most_like_it(tmp_path: Path) -> None:
+    """A file says it in another form (`rotated`, `log rotation`): with the workspace's index, a search that
+    matched no line lists the lines the index ranks most like its words, said not to hold the pattern."""
+    (tmp_path / "a.log").write_text("ok\nthe job finished\nsometime later\n")
+    (tmp_path / "notes.txt").write_text("Logs are Rotated weekly.\n- set up weekly log rotation on the web hosts\n")
+    space = Workspace(tmp_path)
+    tool = Search(space, index=WorkspaceIndex(space))
+    found = tool.search({"pattern": "rotate logs"})
+    lines = found.text.splitlines()
+    assert lines[0] == (
+        "No line matches 'rotate logs' (searched 2 files). The lines most like it, as the workspace index ranks "
+        "them (none holds 'rotate logs'):"
+    )
+    assert lines[1].startswith("notes.txt:") and found.shown.kind == "nothing" and found.shown.paths == ("notes.txt",)
+    assert Search(space).search({"pattern": "rotate logs"}).text == "No line matches 'rotate logs' (searched 2 files)."
 
 
 def test_a_definition_in_the_code_comes_before_one_in_its_tests_and_one_in_an_example_of_its_docs(
@@ -240,48 +242,17 @@ def test_a_definition_in_the_code_comes_before_one_in_its_tests_and_one_in_an_ex
     ]
 
 
-def test_a_word_spelt_the_other_english_way_is_found_by_its_start(tmp_path: Path) -> None:
-    """Asked in British spelling of a project written in American (or the reverse), the widened search
-    takes the word's start in both spellings."""
-    (tmp_path / "api.md").write_text("Serialization of instances\nlabeling rules\n")
-    (tmp_path / "old.md").write_text("the organisation chart\n")
-    assert search(tmp_path, pattern="serialisation").splitlines() == [
-        "No line matches 'serialisation' (searched 2 files). Lines with a word that begins like one of its words "
-        "('serialisat', 'serializat'), which may say it another way: 1 line in 1 file:",
-        "api.md:1: Serialization of instances",
-    ]
-    assert search(tmp_path, pattern="labelling").splitlines()[1:] == ["api.md:2: labeling rules"]
-    assert search(tmp_path, pattern="organization").splitlines()[1:] == ["old.md:1: the organisation chart"]
-    assert word_starts("crisis analysis") == ["cris", "analy"]  # no other spelling to take
-
-
-def test_the_lines_that_hold_more_of_the_patterns_words_come_first(tmp_path: Path) -> None:
-    """Asked about rotating logs, a model names the first file listed: the line about the logs' rotation comes
-    before a line that only rotates something else, whatever order the files were walked in."""
-    (tmp_path / "a_todo.md").write_text("- [x] rotate the API keys\n- [ ] rotate the tyres\n")
-    (tmp_path / "b_notes.txt").write_text("- set up weekly log rotation on the web hosts\n")
-    (tmp_path / "c_misc.txt").write_text("rotating shifts\n")
-    out = search(tmp_path, pattern="rotate logs").splitlines()
-    assert out[1] == "b_notes.txt:1: - set up weekly log rotation on the web hosts"
-    assert out[2:] == [
-        "a_todo.md:1: - [x] rotate the API keys",
-        "a_todo.md:2: - [ ] rotate the tyres",
-        "c_misc.txt:1: rotating shifts",
-    ]  # fmt: skip  (one word each: in the order walked)
-
-
 @pytest.mark.parametrize(
     "args",
     [
-        {"pattern": "timeouts?", "regex": True},  # a regex is the model's own: not widened
-        {"pattern": "tim out"},  # no word of five letters or more
-        {"pattern": "kangaroo"},  # no word begins like it either
+        {"pattern": "timeouts?", "regex": True},
+        {"pattern": "kangaroo"},  # no word of it is in the folder
     ],
 )
-def test_a_search_that_finds_nothing_even_by_its_words_starts_says_only_that(
+def test_a_search_that_finds_nothing_and_nothing_like_it_says_only_that(
     tmp_path: Path, args: dict[str, object]
 ) -> None:
     (tmp_path / "a.log").write_text("the job timed out after 30 s\n")
-    tool = Search(Workspace(tmp_path))
-    out = tool.search(args)
-    assert out == f"No line matches {args['pattern']!r} (searched 1 file)." and tool.result_kind(out) == "nothing"
+    space = Workspace(tmp_path)
+    found = Search(space, index=WorkspaceIndex(space)).search(args)
+    assert found.text == f"No line matches {args['pattern']!r} (searched 1 file)." and found.shown.kind == "nothing"

@@ -30,7 +30,9 @@ def context() -> ToolContext:
 
 async def test_writes_land_whole_and_replace(workspace: Path) -> None:
     tool = WriteFile(Workspace(workspace))
-    assert await tool.run({"path": "notes.txt", "content": "new notes"}, context()) == "Wrote 9 bytes to notes.txt."
+    assert (
+        await tool.run({"path": "notes.txt", "content": "new notes"}, context())
+    ).text == "Wrote 9 bytes to notes.txt."
     assert (workspace / "notes.txt").read_text() == "new notes"
     assert [p.name for p in workspace.iterdir() if p.name.endswith(".tmp")] == []
 
@@ -45,7 +47,7 @@ async def test_a_retried_write_with_the_same_key_does_not_write_twice(workspace:
     tool = WriteFile(Workspace(workspace))
     await tool.run({"path": "out.txt", "content": "hello"}, context())
     before = os.stat(workspace / "out.txt")
-    again = await tool.run({"path": "out.txt", "content": "hello"}, context())
+    again = (await tool.run({"path": "out.txt", "content": "hello"}, context())).text
     after = os.stat(workspace / "out.txt")
     assert "nothing was written" in again
     assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
@@ -100,7 +102,9 @@ async def test_an_edit_replaces_the_one_place_and_keeps_every_other_byte(workspa
     before = b"[server]\r\nport = 1869\r\nhost = 0.0.0.0\r\n\r\n[cache]\r\nsize = 8\r\n"
     (workspace / "settings.ini").write_bytes(before)
     tool = EditFile(Workspace(workspace))
-    out = await tool.run({"path": "settings.ini", "old_text": "port = 1869", "new_text": "port = 17259"}, context())
+    out = (
+        await tool.run({"path": "settings.ini", "old_text": "port = 1869", "new_text": "port = 17259"}, context())
+    ).text
     assert out.startswith(
         "Edited settings.ini at line 2: replaced 1 line with 1 line. Lines 1-4 now read:\n1: [server]"
     )
@@ -155,7 +159,7 @@ async def test_an_edit_refuses_a_binary_file_and_a_retry_of_a_landed_edit_report
     args = {"path": "a.txt", "old_text": "port = 2", "new_text": "port = 3"}
     await tool.run(args, context())
     retried = ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True)
-    assert "already has this change" in await tool.run(args, retried)
+    assert "already has this change" in (await tool.run(args, retried)).text
     with pytest.raises(ToolError, match=r"old_text is not in a\.txt"):
         await tool.run(args, context())  # the same call, not a retry: the text is gone
     assert (workspace / "a.txt").read_text() == "port = 3\n"
@@ -165,7 +169,9 @@ async def test_an_edit_copied_from_search_results_loses_their_path_and_line_pref
     (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] c\n")
     tool = EditFile(Workspace(workspace))
     args = {"path": "todo.md", "old_text": "todo.md:3: - [x] c", "new_text": "todo.md:3: - [x] c\n- [ ] d"}
-    assert (await tool.run(args, context())).startswith("Edited todo.md at line 3: replaced 1 line with 2 lines.")
+    assert ((await tool.run(args, context())).text).startswith(
+        "Edited todo.md at line 3: replaced 1 line with 2 lines."
+    )
     assert (workspace / "todo.md").read_text() == "# To do\n- [ ] a\n- [x] c\n- [ ] d\n"
     with pytest.raises(ToolError, match=r"old_text is not in todo\.md"):  # another file's prefix is not this file's
         await tool.run({"path": "todo.md", "old_text": "notes.md:2: - [ ] a", "new_text": "x"}, context())
@@ -182,7 +188,7 @@ async def test_an_append_adds_lines_at_the_end_and_keeps_the_files_final_newline
         },
         context(),
     )
-    assert out == "Added 1 line at the end of todo.md (now 24 bytes)."
+    assert out.text == "Added 1 line at the end of todo.md (now 24 bytes)."
     assert (workspace / "todo.md").read_text() == "# To do\n- [x] c\n- [ ] d\n"
     await tool.run(
         {
@@ -214,7 +220,7 @@ async def test_an_append_retried_after_it_landed_is_not_added_twice_and_bad_targ
     }
     await tool.run(args, context())
     retried = ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True)
-    assert "already ends with this text" in await tool.run(args, retried)
+    assert "already ends with this text" in (await tool.run(args, retried)).text
     assert (workspace / "todo.md").read_text() == "- [x] c\n- [ ] d\n"
     with pytest.raises(ToolError, match=r"logo\.png is a binary file; append_file adds to text files"):
         await tool.run(
@@ -249,13 +255,15 @@ async def test_an_edit_shows_the_lines_it_wrote_with_two_either_side(workspace: 
     lines = [f"key{n} = {n}" for n in range(1, 41)]
     (workspace / "big.ini").write_text("\n".join(lines) + "\n")
     tool = EditFile(Workspace(workspace))
-    out = await tool.run({"path": "big.ini", "old_text": "key20 = 20", "new_text": "key20 = 7\nkey20b = 8"}, context())
+    out = (
+        await tool.run({"path": "big.ini", "old_text": "key20 = 20", "new_text": "key20 = 7\nkey20b = 8"}, context())
+    ).text
     assert out == (
         "Edited big.ini at line 20: replaced 1 line with 2 lines. Lines 18-23 now read:\n"
         "18: key18 = 18\n19: key19 = 19\n20: key20 = 7\n21: key20b = 8\n22: key21 = 21\n23: key22 = 22"
     )
     (workspace / "small.ini").write_text("[server]\nport = 1\n")
-    out = await tool.run({"path": "small.ini", "old_text": "port = 1", "new_text": "port = 2"}, context())
+    out = (await tool.run({"path": "small.ini", "old_text": "port = 1", "new_text": "port = 2"}, context())).text
     assert out.endswith("small.ini now reads:\n[server]\nport = 2\n")  # a short file is shown whole
 
 
@@ -279,18 +287,18 @@ async def test_an_edit_that_takes_a_line_out_names_it_and_one_that_rewrites_line
     (workspace / "settings.ini").write_text("[server]\nport = 1869\nhost = 0.0.0.0\n\n[logging]\nlevel = info\n")
     tool = EditFile(Workspace(workspace))
     slip = {"path": "settings.ini", "old_text": "port = 1869\nhost = 0.0.0.0\n", "new_text": "port = 17259\n"}
-    out = await tool.run(slip, context())
+    out = (await tool.run(slip, context())).text
     assert out.startswith(
         'Edited settings.ini at line 2: replaced 2 lines with 1 line. It removed 1 line: "host = 0.0.0.0"; '
         "if any was to stay, put it back. settings.ini now reads:\n[server]\nport = 17259\n\n"
     )
     # lines rewritten in place, or kept around a change, were not removed
     both = {"path": "settings.ini", "old_text": "[server]\nport = 17259", "new_text": "[server]\nport = 80"}
-    assert "removed" not in await tool.run(both, context())
+    assert "removed" not in (await tool.run(both, context())).text
     # a value within a line replaced: the line stays, rewritten
-    value = await tool.run({"path": "settings.ini", "old_text": "80", "new_text": "17259"}, context())
+    value = (await tool.run({"path": "settings.ini", "old_text": "80", "new_text": "17259"}, context())).text
     assert "removed" not in value and "2: port = 17259" in value
     cut = "[logging]\nlevel = info\nformat = plain\ncolour = off\nrotate = daily\n"
     (workspace / "log.ini").write_text(cut)
-    out = await tool.run({"path": "log.ini", "old_text": cut, "new_text": "[logging]\n"}, context())
+    out = (await tool.run({"path": "log.ini", "old_text": cut, "new_text": "[logging]\n"}, context())).text
     assert 'It removed 4 lines: "level = info", "format = plain", "colour = off" and 1 more;' in out
