@@ -1,4 +1,4 @@
-"""python -m benchmarks [--only harness scripted engine steps serving contention forced] [--model NAME] [--out FILE]
+"""python -m benchmarks [--only harness index scripted engine steps serving contention forced] [--model NAME] [--out FILE]
 
 With LLAMA_SERVER=/path/to/llama-server set, the serving section measures llama.cpp's own server in the
 same run (same GGUF, threads and slots, requests interleaved).
@@ -14,7 +14,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import decode_steps, forced_calls, harness_overhead, llama_server, scripted_server, serving
+from benchmarks import (
+    decode_steps,
+    forced_calls,
+    harness_overhead,
+    index_scale,
+    llama_server,
+    scripted_server,
+    serving,
+)
 from evals.manifest import results_header
 
 
@@ -22,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    every = ["harness", "scripted", "engine", "steps", "serving", "contention", "forced"]
+    every = ["harness", "index", "scripted", "engine", "steps", "serving", "contention", "forced"]
     parser.add_argument("--only", nargs="+", choices=every, default=every)
     parser.add_argument(
         "--model",
@@ -33,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sections: dict[str, Callable[[], list[str]]] = {
         "harness": harness_overhead.main,
+        "index": index_scale.main,
         "scripted": scripted_server.main,
         "engine": lambda: llama_server.main(args.model),
         "steps": lambda: decode_steps.main(args.model),

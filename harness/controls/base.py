@@ -173,9 +173,7 @@ class Hooks:
     def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
         return None
 
-    def before_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]
-    ) -> str | ToolResult | None:
+    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | ToolResult | None:
         """The words for the call's slot instead of running it (a ToolResult when they show what a tool would),
         or None: it runs."""
         return None

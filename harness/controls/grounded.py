@@ -16,6 +16,7 @@ LIST_MARK = re.compile(r"(?m)^\s*\d+[.)]\s")  # `1. ` opening a line numbers a l
 QUOTED = re.compile(r"`([^`\n]{8,200})`|\"([^\"\n]{8,200})\"|“([^”\n]{8,200})”|«([^»\n]{8,200})»|「([^」\n]{8,200})」")
 CALL = re.compile(r"\b[a-z]+_[a-z_]+\s*\(|\{\s*\"(?:name|arguments)\"\s*:")
 MOST_EVIDENCE = 6
+PATHLIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)*")  # a word that may be a file's path or name
 
 
 @dataclass(frozen=True)
@@ -93,16 +94,19 @@ def unshown_files(answer: str, run: RunContext, shown: str) -> Iterable[str]:
     if run.index is None:
         return []
     told = {path for facts in run.state.shown.values() for path in facts.paths}
-    paths = [r.path for r in run.index.files()]
+    paths = {r.path for r in run.index.files()}
     names: dict[str, list[str]] = {}
-    for path in paths:
-        names.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    for each in paths:
+        names.setdefault(each.rsplit("/", 1)[-1], []).append(each)
     out = []
-    for path in paths:
-        base = path.rsplit("/", 1)[-1]
-        named = written(answer, path) or (len(names[base]) == 1 and "." in base and written(answer, base))
-        if named and path not in told and not written(shown, path) and not written(shown, base):
-            out.append(path)
+    for written_word in dict.fromkeys(PATHLIKE.findall(answer)):
+        word = written_word.rstrip(".")
+        alone = names.get(word, [])
+        named = word if word in paths else alone[0] if len(alone) == 1 and "." in word else None
+        if named is None or named in told:
+            continue
+        if not written(shown, named) and not written(shown, named.rsplit("/", 1)[-1]):
+            out.append(named)
     return out
 
 

@@ -110,7 +110,7 @@ def first_arguments(tool: Tool, index: WorkspaceIndex, question: str) -> Mapping
     if not required:
         return NO_ARGUMENTS
     if isinstance(tool, ReadsOneFile) and required == [tool.path_parameter]:
-        named = [r.path for r in index.files() if contains(question, r.path)]
+        named = index.named(question).files
         ranked = [path for path, _ in index.files_for(question, FILES_OFFERED)]
         return only(tool.path_parameter, list(dict.fromkeys([*named, *ranked])))
     if isinstance(tool, NamesSymbol) and required == [tool.symbol_parameter]:
@@ -126,17 +126,3 @@ def only(parameter: str, values: list[str]) -> Mapping[str, Any] | None:
         return None
     return {"type": "object", "properties": {parameter: {"enum": values}}, "required": [parameter],
             "additionalProperties": False}  # fmt: skip
-
-
-def contains(question: str, path: str) -> bool:
-    """Whether the question writes this path of the folder whole (a path is the same in every language)."""
-    at = question.find(path)
-    while at >= 0:
-        end = at + len(path)
-        before = question[at - 1] if at else " "
-        after = question[end : end + 2] + "  "
-        longer = after[0].isalnum() or after[0] in "/_-" or (after[0] == "." and after[1].isalnum())
-        if not (before.isalnum() or before in "/._-") and not longer:
-            return True
-        at = question.find(path, at + 1)
-    return False

@@ -61,9 +61,7 @@ class ReadFirst(Hooks):
 
     name: ClassVar[str] = "read_first"
 
-    def before_call(
-        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]
-    ) -> str | ToolResult | None:
+    def before_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]) -> str | ToolResult | None:
         if not isinstance(tool, ChangesWhatItRead):
             return None
         path, call_made = tool.reads_first(args), signature(tool.name, args)

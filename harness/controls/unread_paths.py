@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -12,6 +11,7 @@ from harness.core.policy import signature
 from harness.core.protocols import Tool
 from harness.core.results import ToolResult
 from harness.fs.workspace import Entry, Workspace
+from harness.index.index import Named, writes
 from wire.types import ToolCall, ToolDefinition, decoded_arguments
 
 
@@ -127,7 +127,7 @@ class UnreadPaths(Hooks):
             and isinstance(path := args.get(reader.path_parameter), str)
         }
         entries = files_of(run, reader.workspace, MAX_WALK)
-        unread = [e.path for e in entries if e.path not in asked and mentions(run.state.question, e.path)]
+        unread = [path for path in named_in(run, entries).files if path not in asked]
         return reader.name if unread else None
 
     def narrowed(self, run: RunContext, definition: ToolDefinition, memory: Read, into: Narrowing) -> ToolDefinition:
@@ -141,7 +141,8 @@ class UnreadPaths(Hooks):
         if len(entries) > self.most:
             return definition
         every = [e.path for e in entries]
-        named = [p for p in every if named_by(run.state.question, p)]
+        names = named_in(run, entries)
+        named = [p for p in every if names.holds(p)]
         into.named |= set(named)
         unread = [p for p in every if p not in memory.paths.get(tool.name, [])]
         unread = [p for p in named if p in unread] or unread  # the files the question names are read first
@@ -221,18 +222,15 @@ def files_of(run: RunContext, workspace: Workspace, limit: int) -> list[Entry]:
     return workspace.entries(limit=limit)[0]
 
 
-def mentions(question: str, path: str) -> bool:
-    """Whether the question names this file by its path (`docs/todo.md`, not `todo.md` inside `old/todo.md`,
-    nor `settings.ini` inside `settings.ini.bak`)."""
-    return re.search(rf"(?<![\w/.-]){re.escape(path)}(?![\w/-]|\.\w)", question) is not None
-
-
-def named_by(question: str, path: str) -> bool:
-    """Whether the question names this file, or a folder holding it by a path of two names or more
-    (`docs/guide`; a one-word folder such as `logs` is too often an ordinary word)."""
-    parts = path.split("/")
-    folders = ("/".join(parts[:end]) for end in range(2, len(parts)))
-    return mentions(question, path) or any(mentions(question, folder) for folder in folders)
+def named_in(run: RunContext, entries: list[Entry]) -> Named:
+    """What the question names of the folder by path, as the run's index finds it (without an index, among
+    `entries`)."""
+    if run.index is not None:
+        return run.index.named(run.state.question)
+    question = run.state.question
+    files = [e.path for e in entries if e.path in question and writes(question, e.path)]
+    folders = {"/".join(e.path.split("/")[:end]) for e in entries for end in range(2, e.path.count("/") + 1)}
+    return Named(files, sorted(f for f in folders if f in question and writes(question, f)))
 
 
 def narrowed(definition: ToolDefinition, parameter: str, paths: list[str]) -> ToolDefinition:

@@ -50,6 +50,34 @@ class Passage:
     score: float
 
 
+@dataclass(frozen=True)
+class Named:
+    """What a text names of the folder by path: files, and folders of two names or more."""
+
+    files: list[str]
+    folders: list[str]
+
+    def holds(self, path: str) -> bool:
+        """Whether the file is named, or lies in a folder that is."""
+        return path in self.files or any(path.startswith(folder + "/") for folder in self.folders)
+
+
+def writes(text: str, path: str) -> bool:
+    """Whether the text writes the path whole: not inside a longer path or name (`old/a.ini`, `a.ini.bak`)."""
+    at = text.find(path)
+    while at >= 0:
+        end = at + len(path)
+        before = text[at - 1] if at else " "
+        after = text[end : end + 2] + "  "
+        longer = (
+            (after[0].isalnum() and after[0].isascii()) or after[0] in "/_-" or (after[0] == "." and after[1].isalnum())
+        )
+        if not ((before.isalnum() and before.isascii()) or before in "/._-") and not longer:
+            return True
+        at = text.find(path, at + 1)
+    return False
+
+
 @dataclass
 class Built:
     """What a build reached: files read, their bytes, how long it took, and why it stopped early if it did."""
@@ -92,6 +120,8 @@ class WorkspaceIndex:
         self.built = Built()
         self.symbols_cache: Symbols | None = None
         self.manifests_cache: list[Manifest] | None = None
+        self.sorted_files: list[FileRecord] | None = None
+        self.named_cache: tuple[tuple[str, int], Named] | None = None
         self.next_number = 0
 
     # building ------------------------------------------------------------------------------------------
@@ -127,6 +157,7 @@ class WorkspaceIndex:
         self.next_number += old is None
         record = FileRecord(path, size, modified, number, language=language_for(path))
         self.table[path], self.by_number[number] = record, record
+        self.sorted_files = None
         return record
 
     def read_into(self, record: FileRecord) -> None:
@@ -151,6 +182,7 @@ class WorkspaceIndex:
             return  # nothing built yet: the first question builds it from the files as they are then
         for path in paths:
             old = self.table.pop(path, None)
+            self.sorted_files = None
             if old is not None:
                 self.passages.remove(old.number)
                 self.by_number.pop(old.number, None)
@@ -171,8 +203,11 @@ class WorkspaceIndex:
 
     # what the index knows ------------------------------------------------------------------------------
     def files(self) -> list[FileRecord]:
+        """The table's files, by path (kept sorted between changes: controls ask every turn)."""
         self.ensure()
-        return sorted(self.table.values(), key=lambda r: r.path)
+        if self.sorted_files is None:
+            self.sorted_files = sorted(self.table.values(), key=lambda r: r.path)
+        return self.sorted_files
 
     def passages_for(self, text: str, limit: int = 20) -> list[Passage]:
         """The chunks of lines most like the text (BM25 over its terms), best first."""
@@ -243,6 +278,18 @@ class WorkspaceIndex:
     def relevance(text: str, weights: dict[str, float]) -> float:
         """How much a text bears on what `weights` came from: the weights of the terms it holds, each once."""
         return sum(weights.get(term, 0.0) for term in set(terms(text)))
+
+    def named(self, text: str) -> Named:
+        """The files, and the folders of two names or more, that the text writes whole by their path (a path is
+        the same in any language), in the table's order; worked out once per text and state of the table."""
+        key = (text, id(self.files()))
+        if self.named_cache is None or self.named_cache[0] != key:
+            folders = {
+                "/".join(r.path.split("/")[:end]) for r in self.files() for end in range(2, r.path.count("/") + 1)
+            }
+            files = [r.path for r in self.files() if r.path in text and writes(text, r.path)]
+            self.named_cache = (key, Named(files, sorted(f for f in folders if f in text and writes(text, f))))
+        return self.named_cache[1]
 
     # symbols -------------------------------------------------------------------------------------------
     def symbols(self) -> Symbols:

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.controls.look_first import LookFirst, contains
+from harness.controls.look_first import LookFirst
 from harness.controls.parallel_calls import ParallelCalls
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
-from harness.index.index import WorkspaceIndex
+from harness.index.index import WorkspaceIndex, writes
 from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from tests.harness.controls.support import QUESTION, answering, reads
@@ -88,7 +88,7 @@ async def test_a_question_whose_words_the_folder_never_uses_lists_the_folder_fir
 
 
 def test_a_path_is_named_only_whole() -> None:
-    assert contains("What does config/app.ini say?", "config/app.ini")
-    assert contains("config/app.ini 里", "config/app.ini")
-    assert not contains("What does config/app.ini.bak say?", "config/app.ini")
-    assert not contains("See old/config/app.ini", "config/app.ini")
+    assert writes("What does config/app.ini say?", "config/app.ini")
+    assert writes("config/app.ini 里", "config/app.ini")
+    assert not writes("What does config/app.ini.bak say?", "config/app.ini")
+    assert not writes("See old/config/app.ini", "config/app.ini")
