@@ -1,4 +1,6 @@
-"""python -m benchmarks [--only harness index scripted engine steps serving contention forced] [--model NAME] [--out FILE]
+"""python -m benchmarks [--only SECTION...] [--model NAME] [--out FILE]
+
+Sections: harness index scripted engine steps serving contention forced (all by default).
 
 With LLAMA_SERVER=/path/to/llama-server set, the serving section measures llama.cpp's own server in the
 same run (same GGUF, threads and slots, requests interleaved).

@@ -78,22 +78,28 @@ async def per_turn(root: Path, index: WorkspaceIndex, path: str, controls: bool)
     profile = fitted(TINY.controls, {"context": 8192, "tool_parameters": True}) if controls else ()
     samples = []
     for _ in range(RUNS):
-        spent, seen = [0.0], [0]
-
-        def reply(request: ModelRequest) -> ModelReply:
-            began = time.perf_counter()
-            message = replies[min(seen[0], len(replies) - 1)]
-            seen[0] += 1
-            spent[0] += time.perf_counter() - began
-            return ModelReply(message, usage_of(100, 10), "tool_calls" if message.get("tool_calls") else "stop")
-
+        model = Scripted(replies)
         tools = Registry(reading_tools(space, index=index))
-        options = RunOptions(FunctionModel(reply), controls=build_profile(profile), index=index)
+        options = RunOptions(FunctionModel(model.reply), controls=build_profile(profile), index=index)
         began = time.perf_counter()
         state = await run(new_run("Which log reports a timeout?", system=SYSTEM_PROMPT, limits=Limits(max_turns=6)),
                           tools, options)  # fmt: skip
-        samples.append(((time.perf_counter() - began) - spent[0]) * 1000 / max(1, state.turns))
+        samples.append(((time.perf_counter() - began) - model.spent) * 1000 / max(1, state.turns))
     return round(sorted(samples)[len(samples) // 2], 2)
+
+
+class Scripted:
+    """Replies in turn from a list, adding up its own time (not the harness's)."""
+
+    def __init__(self, replies: list[AssistantMessage]) -> None:
+        self.replies, self.seen, self.spent = replies, 0, 0.0
+
+    def reply(self, request: ModelRequest) -> ModelReply:
+        began = time.perf_counter()
+        message = self.replies[min(self.seen, len(self.replies) - 1)]
+        self.seen += 1
+        self.spent += time.perf_counter() - began
+        return ModelReply(message, usage_of(100, 10), "tool_calls" if message.get("tool_calls") else "stop")
 
 
 def build_profile(specs: Any) -> list[Any]:
