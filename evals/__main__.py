@@ -1,6 +1,9 @@
-"""python -m evals [run] [--suite FILE] [--provider NAME=URL[,model=M]]... [--trials N] [--concurrency N] [limits]
-                [controls] [--out DIR]
+"""python -m evals [run] [--suite FILE|NAME|dev|test]... [--seed S] [--provider NAME=URL[,model=M]]... [--trials N]
+                [--concurrency N] [limits] [controls] [--out DIR]
+python -m evals split --model M [--model M2] [--split test] [--seed S] [--out DIR]
+python -m evals readme SUMMARY.json
 python -m evals compare A.json B.json
+python -m evals controls [--model M]... [--suites dev]
 python -m evals suites [--out DIR]
 python -m evals scale RUN... [--out FILE]
 
@@ -14,28 +17,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
 import sys
 import tempfile
 import time
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
-from evals import controls, families, report, scale, scores
+from evals import controls, families, report, scale, scores, served
 from evals.compare import compare
 from evals.controls import MEASURED_SUITES
-from evals.languages import LANGUAGES, Language
+from evals.languages import LANGUAGES
 from evals.manifest import manifest
 from evals.providers import ProviderSpecError, resolve
-from evals.repos import Split
 from evals.runner import EvalSettings, TaskResult, run_suite
 from evals.servers import ServerFailed
-from evals.splits import split_suites
-from evals.suite import DEFAULT_SUITE, SUITES, Suite, SuiteError, load_suite
+from evals.splits import Draw, languages_from, suites_named
+from evals.suite import SUITES, SuiteError
 from harness.app.flags import add_controls, profile_from
 from harness.errors import HarnessError
 from models.errors import ModelsError
@@ -66,7 +67,47 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m evals", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = top.add_subparsers(dest="action")
-    go = commands.add_parser("run", help="run a suite (the default)")
+    add_run(commands.add_parser("run", help="run a suite (the default)"))
+    add_ablations(commands.add_parser("controls", help="measure each small-model control on and off (slow)"))
+    judged = commands.add_parser("split", help="serve each model in turn and run a split on it (the README's results)")
+    judged.add_argument("--split", choices=["dev", "test"], default="test")
+    judged.add_argument("--model", action="append", required=True, help="a registry model to serve and run")
+    judged.add_argument("--trials", type=int, default=1)
+    judged.add_argument("--out", type=Path, default=Path("results/split"))
+    add_draw(judged)
+    add_controls(judged)
+    readme = commands.add_parser("readme", help="put a split's table (its summary.json) in the README")
+    readme.add_argument("summary", type=Path, help="the split's summary.json (make report: docs/results/test)")
+    readme.add_argument("--readme", type=Path, default=Path("README.md"))
+    write = commands.add_parser("suites", help="write the generated families' suite files (scale-N, open-N)")
+    write.add_argument("--out", default=str(SUITES), help="where (default evals/suites)")
+    cost = commands.add_parser("scale", help="what a task costs per folder size, from runs of the scale-N suites")
+    cost.add_argument("runs", nargs="+", type=Path, help="a results folder of `run --suite scale-N ...` or a summary")
+    cost.add_argument("--out", type=Path, default=Path("results/scale.md"), help="the report (a .png beside it)")
+    diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
+    diff.add_argument("a")
+    diff.add_argument("b")
+    return top
+
+
+def add_draw(command: argparse.ArgumentParser) -> None:
+    """How a split is drawn: its seed, its size, its languages."""
+    command.add_argument(
+        "--seed",
+        type=int,
+        help="the seed a split is drawn from (dev: 0 unless given; test: a new one each time unless given; the "
+        "seed is printed and written in the report, and the same seed draws the same tasks)",
+    )
+    command.add_argument("--generated", type=int, help="generated projects in a split (dev 1, test 2)")
+    command.add_argument("--real", type=int, help="real projects in a split (dev 4, test 8)")
+    command.add_argument(
+        "--languages",
+        default=",".join(LANGUAGES),
+        help=f"the languages a split asks in, comma-separated (default {','.join(LANGUAGES)})",
+    )
+
+
+def add_run(go: argparse.ArgumentParser) -> None:
     go.add_argument(
         "--suite",
         action="append",
@@ -74,19 +115,7 @@ def parser() -> argparse.ArgumentParser:
         help="a suite file or the name of one in evals/suites (repeatable; 'all': every suite there but seed; "
         "'dev' or 'test': a split drawn from --seed; default: the six file tasks)",
     )
-    go.add_argument(
-        "--seed",
-        type=int,
-        help="the seed a split is drawn from (dev: 0 unless given; test: a new one each time unless given; the "
-        "seed is printed and written in the report, and the same seed draws the same tasks)",
-    )
-    go.add_argument("--generated", type=int, help="generated projects in a split (dev 1, test 2)")
-    go.add_argument("--real", type=int, help="real projects in a split (dev 4, test 8)")
-    go.add_argument(
-        "--languages",
-        default=",".join(LANGUAGES),
-        help=f"the languages a split asks in, comma-separated (default {','.join(LANGUAGES)})",
-    )
+    add_draw(go)
     go.add_argument(
         "--provider", action="append", default=[], metavar="NAME=URL[,model=M]", help="a provider (repeatable)"
     )
@@ -104,7 +133,9 @@ def parser() -> argparse.ArgumentParser:
     go.add_argument("--system", help="the system prompt (default: the small-model prompt for each task's tools)")
     go.add_argument("--out", help="results folder (default: results/<timestamp>)")
     add_controls(go)
-    knobs = commands.add_parser("controls", help="measure each small-model control on and off (slow with models)")
+
+
+def add_ablations(knobs: argparse.ArgumentParser) -> None:
     knobs.add_argument("--model", action="append", default=[], help="a registry model to serve and measure")
     knobs.add_argument("--no-scripted", action="store_true", help="leave the scripted provider out")
     knobs.add_argument(
@@ -116,69 +147,9 @@ def parser() -> argparse.ArgumentParser:
     )
     knobs.add_argument("--only", nargs="+", help="only these variants (by name)")
     knobs.add_argument("--out", default="results/controls.md")
-    knobs.add_argument("--suites", nargs="+", default=list(MEASURED_SUITES), help="suites by name (evals/suites)")
-    write = commands.add_parser("suites", help="write the generated families' suite files (scale-N, open-N)")
-    write.add_argument("--out", default=str(SUITES), help="where (default evals/suites)")
-    cost = commands.add_parser("scale", help="what a task costs per folder size, from runs of the scale-N suites")
-    cost.add_argument("runs", nargs="+", type=Path, help="a results folder of `run --suite scale-N ...` or a summary")
-    cost.add_argument("--out", type=Path, default=Path("results/scale.md"), help="the report (a .png beside it)")
-    diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
-    diff.add_argument("a")
-    diff.add_argument("b")
-    return top
-
-
-def files_in(path: Path) -> int:
-    """How many files a suite's workspace has, for ordering suites small to large (a folder's: unknown, last)."""
-    workspace = load_suite(path).workspace
-    return getattr(workspace, "files", 3) if hasattr(workspace, "builder") else 1000
-
-
-def suites_named(names: list[str], draw: Draw | None = None) -> list[Suite]:
-    """Suites by file or by name; 'all' is every suite in evals/suites but the seed's tool set; 'dev' and
-    'test' are the splits' suites, drawn as `draw` says."""
-    wanted = names or [str(DEFAULT_SUITE)]
-    if "all" in wanted:
-        found = [p for p in SUITES.glob("*.json") if p.stem != "seed"]
-        wanted = [str(p) for p in sorted(found, key=lambda p: (p.stem.startswith("family"), files_in(p), p.stem))]
-    suites: list[Suite] = []
-    for name in wanted:
-        split = SPLITS.get(name)
-        if split is not None:
-            draw = draw or Draw()
-            suites += split_suites(split, draw.seed_for(split), draw.generated, draw.real, draw.languages)
-            continue
-        path = SUITES / f"{name}.json" if "/" not in name and not name.endswith(".json") else Path(name)
-        suites.append(load_suite(path))
-    return suites
-
-
-SPLITS: dict[str, Split] = {"dev": "dev", "test": "test"}
-
-
-@dataclass
-class Draw:
-    """How a split is drawn: its seed (dev: 0 unless given; test: a fresh one unless given), its size, its
-    languages."""
-
-    seed: int | None = None
-    generated: int | None = None
-    real: int | None = None
-    languages: tuple[Language, ...] = LANGUAGES
-
-    def seed_for(self, split: str) -> int:
-        if self.seed is None:
-            self.seed = 0 if split == "dev" else secrets.randbelow(1_000_000)
-            print(f"eval: the {split} split is drawn with --seed {self.seed}", file=sys.stderr)
-        return self.seed
-
-
-def languages_from(text: str) -> tuple[Language, ...]:
-    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
-    unknown = [c for c in chosen if c not in LANGUAGES]
-    if unknown or not chosen:
-        raise ValueError(f"--languages takes some of {','.join(LANGUAGES)}, not {text!r}")
-    return tuple(c for c in LANGUAGES if c in chosen)
+    knobs.add_argument(
+        "--suites", nargs="+", default=list(MEASURED_SUITES), help="suites by name (evals/suites), or dev (the split)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out or f"results/{datetime.now():%Y%m%d-%H%M%S}")
     finished: list[tuple[str, list[TaskResult]]] = []
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="eval-") as scratch:
-        providers = resolve(args.provider, stack, out / "logs")
+        providers = resolve(args.provider, stack, out / "logs", settings.controls)
         for p in providers:
             print(f"eval: {p.name} = {p.model} at {p.base_url}", file=sys.stderr)
         progress = Progress(len(providers) * sum(len(s.tasks) for s in suites) * settings.trials)
@@ -234,28 +205,52 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def compared(args: argparse.Namespace, argv: list[str]) -> int:
+    print(compare(args.a, args.b))
+    return 0
+
+
+def written_suites(args: argparse.Namespace, argv: list[str]) -> int:
+    for path in families.write(Path(args.out)):
+        print(f"wrote {path}")
+    return 0
+
+
+def scaled(args: argparse.Namespace, argv: list[str]) -> int:
+    command = "python -m evals " + " ".join(argv)
+    print("wrote " + ", ".join(map(str, scale.write(args.runs, args.out, command))))
+    return 0
+
+
+def judged(args: argparse.Namespace, argv: list[str]) -> int:
+    draw = Draw(args.seed, args.generated, args.real, languages_from(args.languages))
+    settings = EvalSettings(trials=args.trials, controls=profile_from(args))
+    return served.main(args.model, draw, args.split, settings, args.out, "python -m evals " + " ".join(argv))
+
+
+def into_readme(args: argparse.Namespace, argv: list[str]) -> int:
+    print(f"wrote {served.write_readme(args.readme, args.summary)}")
+    return 0
+
+
+def ablations(args: argparse.Namespace, argv: list[str]) -> int:
+    suites = tuple(args.suites)
+    return controls.main(args.model, not args.no_scripted, args.concurrency, args.only, Path(args.out), suites)
+
+
+ACTIONS = {
+    "run": lambda args, argv: run(args), "compare": compared, "suites": written_suites, "scale": scaled,
+    "split": judged, "readme": into_readme, "controls": ablations,
+}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("run", "compare", "controls", "suites", "scale", "-h", "--help"):
+    if not argv or argv[0] not in (*ACTIONS, "-h", "--help"):
         argv.insert(0, "run")
     args = parser().parse_args(argv)
     try:
-        if args.action == "compare":
-            print(compare(args.a, args.b))
-            return 0
-        if args.action == "suites":
-            for path in families.write(Path(args.out)):
-                print(f"wrote {path}")
-            return 0
-        if args.action == "scale":
-            command = "python -m evals " + " ".join(argv)
-            print("wrote " + ", ".join(map(str, scale.write(args.runs, args.out, command))))
-            return 0
-        if args.action == "controls":
-            return controls.main(
-                args.model, not args.no_scripted, args.concurrency, args.only, Path(args.out), tuple(args.suites)
-            )
-        return run(args)
+        return int(ACTIONS[args.action](args, argv))
     except (SuiteError, ProviderSpecError, ServerFailed, ModelsError, HarnessError, ValueError) as exc:
         print(f"eval: error: {exc}", file=sys.stderr)
         return 2

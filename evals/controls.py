@@ -19,12 +19,12 @@ from typing import Any
 from evals.manifest import results_header
 from evals.runner import EvalSettings, Provider, TaskResult, aggregate, run_suite
 from evals.servers import ServerProcess
-from evals.suite import SUITES, load_suite
+from evals.splits import suites_named
 from harness.controls import SMALL, TINY
 from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
 from harness.prompts import GENERIC_SYSTEM_PROMPT
 
-MEASURED_SUITES = ("default", "generated", "family-3", "family-7", "family-15")
+MEASURED_SUITES = ("dev",)  # a control is tuned on the development split, never on the test split
 
 
 @dataclass(frozen=True)
@@ -69,15 +69,20 @@ async def measure(
     provider: Provider, variant: Variant, concurrency: int, scratch: Path, suites: tuple[str, ...] = MEASURED_SUITES
 ) -> list[dict[str, Any]]:
     rows = []
-    for suite_name in suites:
-        suite = load_suite(SUITES / f"{suite_name}.json")
-        settings = EvalSettings(concurrency=concurrency, controls=variant.profile, system=variant.system)
-        # Workspaces are named by task id, which the suites share: each suite of each variant gets its own.
-        fresh = Path(tempfile.mkdtemp(dir=scratch))
-        results: list[TaskResult] = await run_suite(suite, [provider], settings, fresh, lambda _: None)
+    for name in suites:
+        results: list[TaskResult] = []
+        for suite in suites_named([name]):
+            settings = EvalSettings(concurrency=concurrency, controls=variant.profile, system=variant.system)
+            # Workspaces are named by task id, which the suites share: each suite of each variant gets its own.
+            fresh = Path(tempfile.mkdtemp(dir=scratch))
+            results += await run_suite(suite, [provider], settings, fresh, lambda _: None)
         total = aggregate(results, 1)
-        wrong = {r.task: {"failure": r.failure, "why": r.why} for r in results if not r.correct}
-        rows.append({"suite": suite_name, **total, "wrong": wrong})
+        wrong = {
+            r.task if r.suite == name else f"{r.suite}/{r.task}": {"failure": r.failure, "why": r.why}
+            for r in results
+            if not r.correct
+        }
+        rows.append({"suite": name, **total, "wrong": wrong})
     return rows
 
 

@@ -43,6 +43,7 @@ from harness.controls import named
 from harness.core.config import NO_CONTROLS, RunConfig
 from harness.core.limits import Limits
 from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.results import as_result
 from harness.core.state import RunState
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
@@ -149,7 +150,7 @@ def inspect_tools(registry: Registry, names: Sequence[str]) -> list[ToolDef]:
             async def execute(**arguments: Any) -> str:
                 context = ToolContext("inspect", "call", StopSignal(), lambda _: None, NoChildren())
                 try:
-                    return str(await tool.run(arguments, context))
+                    return as_result(await tool.run(arguments, context)).text
                 except ToolError as exc:
                     return f"Error: {exc}"
 

@@ -11,9 +11,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from evals.fleet import KEY_ENV, Fleet, chosen_for
 from evals.runner import Provider
 from evals.servers import ServerProcess, free_port, healthy, port_free
 from harness.app.client import base_url_from_env, tls
+from harness.core.config import AUTO, Profile
 from models.choice import default_model
 
 SCRIPTED_URL = "http://127.0.0.1:8001/v1"
@@ -39,8 +41,10 @@ def first_model(base_url: str, key_env: str = "LLM_API_KEY") -> str:
         ) from exc
 
 
-def parse_provider(spec: str) -> Provider:
-    """NAME=URL[,model=M][,key_env=VAR]: the API key, if any, is read from VAR (default LLM_API_KEY)."""
+def parse_provider(spec: str, stack: ExitStack | None = None, controls: Profile = AUTO) -> Provider:
+    """NAME=URL[,model=M][,key_env=VAR]: the API key, if any, is read from VAR (default LLM_API_KEY). URL may
+    be several joined by `+` (servers of the same model): the eval runs LiteLLM's proxy in front of them, for
+    as long as `stack` lasts (see fleet.py)."""
     name, sep, rest = spec.partition("=")
     if not sep or not name or not rest:
         raise ProviderSpecError(f"--provider expects NAME=URL[,model=M][,key_env=VAR], got {spec!r}")
@@ -51,8 +55,19 @@ def parse_provider(spec: str) -> Provider:
     unknown = set(settings) - {"model", "key_env"}
     if unknown:
         raise ProviderSpecError(f"--provider {spec!r}: unknown option {', '.join(sorted(unknown))} (model, key_env)")
-    base_url, key_env = base_url_from_env(url), settings.get("key_env") or "LLM_API_KEY"
-    return Provider(name, base_url, settings.get("model") or first_model(base_url, key_env), key_env)
+    key_env = settings.get("key_env") or "LLM_API_KEY"
+    urls = [base_url_from_env(part) for part in url.split("+")]
+    model = settings.get("model") or first_model(urls[0], key_env)
+    if len(urls) == 1:
+        return Provider(name, urls[0], model, key_env)
+    if stack is None:
+        raise ProviderSpecError(
+            f"--provider {spec!r}: several servers need a router, which this command does not start"
+        )
+    fleet = stack.enter_context(Fleet(urls, model, key_env))
+    told = chosen_for(urls[0], model, controls, key_env)
+    say(f"{name}: LiteLLM's proxy over {len(urls)} servers at {fleet.base_url}; controls {told.profile.name}")
+    return Provider(name, fleet.base_url, model, KEY_ENV, told.profile, told.window)
 
 
 def say(message: str) -> None:
@@ -81,8 +96,8 @@ def local_provider(stack: ExitStack, logs: Path) -> Provider:
     return Provider("local", server.base_url, spec.name)
 
 
-def resolve(specs: list[str], stack: ExitStack, logs: Path) -> list[Provider]:
+def resolve(specs: list[str], stack: ExitStack, logs: Path, controls: Profile = AUTO) -> list[Provider]:
     if specs:
-        return [parse_provider(spec) for spec in specs]
+        return [parse_provider(spec, stack, controls) for spec in specs]
     logs.mkdir(parents=True, exist_ok=True)
     return [scripted_provider(stack, logs), local_provider(stack, logs)]

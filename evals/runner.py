@@ -40,6 +40,8 @@ class Provider:
     base_url: str
     model: str
     key_env: str = "LLM_API_KEY"  # the variable holding its API key, if it needs one
+    profile: Profile | None = None  # the controls its runs are told (a fleet: as its first server's card says)
+    window: int | None = None  # the model's window its runs are told, likewise
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ def config_for(provider: Provider, suite: Suite, settings: EvalSettings, workspa
         allow_writes=task.check.kind in CHANGES,  # a change task is asked by a person who wants the change
         max_tokens=settings.max_tokens,
         request_timeout_s=settings.timeout_s or 600,
-        controls=settings.controls,
+        controls=provider.profile or settings.controls,
+        window=provider.window,
     )
 
 

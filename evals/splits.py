@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import random
 import re
+import secrets
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,7 @@ from evals.languages import LANGUAGES, Language
 from evals.manifests import Declared, declared
 from evals.project import Planted, project
 from evals.repos import Code, Project, Split, projects
-from evals.suite import READING, Suite
+from evals.suite import DEFAULT_SUITE, READING, SUITES, Suite, load_suite
 from evals.symbols import Symbols, symbols_of
 from evals.truth import files_of
 from evals.wordings import TOPICS, wordings
@@ -321,3 +323,56 @@ def write_split(suites: list[Suite], folder: Path) -> list[Path]:
         path.write_text(suite.model_dump_json(indent=1, exclude_none=True) + "\n", encoding="utf-8")
         written.append(path)
     return written
+
+
+def files_in(path: Path) -> int:
+    """How many files a suite's workspace has, for ordering suites small to large (a folder's: unknown, last)."""
+    workspace = load_suite(path).workspace
+    return getattr(workspace, "files", 3) if hasattr(workspace, "builder") else 1000
+
+
+def suites_named(names: list[str], draw: Draw | None = None) -> list[Suite]:
+    """Suites by file or by name; 'all' is every suite in evals/suites but the seed's tool set; 'dev' and
+    'test' are the splits' suites, drawn as `draw` says."""
+    wanted = names or [str(DEFAULT_SUITE)]
+    if "all" in wanted:
+        found = [p for p in SUITES.glob("*.json") if p.stem != "seed"]
+        wanted = [str(p) for p in sorted(found, key=lambda p: (p.stem.startswith("family"), files_in(p), p.stem))]
+    suites: list[Suite] = []
+    for name in wanted:
+        split = SPLITS.get(name)
+        if split is not None:
+            draw = draw or Draw()
+            suites += split_suites(split, draw.seed_for(split), draw.generated, draw.real, draw.languages)
+            continue
+        path = SUITES / f"{name}.json" if "/" not in name and not name.endswith(".json") else Path(name)
+        suites.append(load_suite(path))
+    return suites
+
+
+SPLITS: dict[str, Split] = {"dev": "dev", "test": "test"}
+
+
+@dataclass
+class Draw:
+    """How a split is drawn: its seed (dev: 0 unless given; test: a fresh one unless given), its size, its
+    languages."""
+
+    seed: int | None = None
+    generated: int | None = None
+    real: int | None = None
+    languages: tuple[Language, ...] = LANGUAGES
+
+    def seed_for(self, split: str) -> int:
+        if self.seed is None:
+            self.seed = 0 if split == "dev" else secrets.randbelow(1_000_000)
+            print(f"eval: the {split} split is drawn with --seed {self.seed}", file=sys.stderr)
+        return self.seed
+
+
+def languages_from(text: str) -> tuple[Language, ...]:
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [c for c in chosen if c not in LANGUAGES]
+    if unknown or not chosen:
+        raise ValueError(f"--languages takes some of {','.join(LANGUAGES)}, not {text!r}")
+    return tuple(c for c in LANGUAGES if c in chosen)

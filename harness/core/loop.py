@@ -19,7 +19,7 @@ from harness.core.journal import Journal
 from harness.core.options import RunOptions
 from harness.core.policy import bound, may_reuse, signature
 from harness.core.protocols import ModelReply, Tool
-from harness.core.results import ToolResult
+from harness.core.results import ToolResult, as_result
 from harness.core.state import Ending, Interruption, RunState, fresh_ids, over, pending
 from harness.errors import ContextTooSmall, NotResumable, ProviderError, Stopped
 from harness.tools.base import Registry
@@ -118,8 +118,8 @@ class Loop:
         try:
             context = self.journal.context(call, tool.name, self.signal, retry, self.options.on_progress)
             output = await self.signal.race(tool.run(args, context))
-            result = output if isinstance(output, ToolResult) else ToolResult(str(output))
-            result, ok = replace(result, text=bound(result.text, self.options.max_output_chars)), True
+            result, ok = as_result(output), True
+            result = replace(result, text=bound(result.text, self.options.max_output_chars))
         except Stopped:
             raise
         except Exception as exc:

@@ -27,3 +27,8 @@ class Shown:
 class ToolResult:
     text: str
     shown: Shown = field(default_factory=Shown)
+
+
+def as_result(output: str | ToolResult) -> ToolResult:
+    """A tool's output as a result: a tool that returns only text shows nothing the harness can know."""
+    return output if isinstance(output, ToolResult) else ToolResult(str(output))

@@ -13,8 +13,9 @@ async def test_measuring_twice_in_one_scratch_folder_gives_the_same_rows(scripte
     # The suites name their tasks alike; a workspace built over another's files would change the rows.
     provider = Provider("scripted", scripted.base_url, "solve")
     defaults = variants()[0]
-    first = await measure(provider, defaults, 4, tmp_path)
-    second = await measure(provider, defaults, 4, tmp_path)
+    suites = ("default", "generated", "family-3")
+    first = await measure(provider, defaults, 4, tmp_path, suites)
+    second = await measure(provider, defaults, 4, tmp_path, suites)
     assert [r["tool_runs"] for r in second] == [r["tool_runs"] for r in first]
     assert [(r["correct"], r["scored"]) for r in first] == [(6, 6)] * len(first)
 
