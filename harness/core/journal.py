@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.core.events import ApprovalRequiredEvent, Header, ToolResultEvent, ToolStartEvent, TraceEvent
 from harness.core.protocols import ModelReply, StateStore, ToolContext, TraceSink
-from harness.core.state import Ending, Interruption, RunState, Status, pending
+from harness.core.state import Ending, Intent, Interruption, RunState, Status, pending
 from harness.core.stop import StopSignal
 from wire.types import Message, ToolCall
 
@@ -142,6 +142,7 @@ class Journal:
         if call["id"] in state.started:
             state.started.remove(call["id"])
         state.processes.pop(call["id"], None)
+        state.intents.pop(call["id"], None)
         self.answer(call, output, self.tool_result(call, ms, ok, ran=True, output=output))
 
     def tool_result(self, call: ToolCall, ms: float, ok: bool, ran: bool, output: str | None = None) -> ToolResultEvent:
@@ -184,8 +185,13 @@ class Journal:
             self.state.processes[call["id"]] = pid
             self.save()
 
+        def intend(intent: Intent) -> None:  # a change's outcome is on disk before the change is made
+            self.state.intents[call["id"]] = intent
+            self.save()
+
         slot = ChildSlot(self, call["id"])
-        return ToolContext(self.state.run_id, call["id"], signal, progress, slot, retry, started)
+        earlier = self.state.intents.get(call["id"]) if retry else None
+        return ToolContext(self.state.run_id, call["id"], signal, progress, slot, retry, started, intend, earlier)
 
     def end(self, ending: Ending) -> RunState:
         """A run that cannot go on leaves no call without a result: its transcript stays valid to send."""

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from harness.core.events import TraceEvent
 from harness.core.results import ToolResult
-from harness.core.state import RunState
+from harness.core.state import Intent, RunState
 from harness.core.stop import StopSignal
 from wire.types import AssistantMessage, Message, Timings, ToolChoice, ToolDefinition
 from wire.types import Usage as ReplyUsage
@@ -53,7 +53,9 @@ class ChildRuns(Protocol):
 @dataclass(frozen=True)
 class ToolContext:
     """What a running tool may use: the run's Stop signal, a progress callback, its idempotency key, whether
-    this call already started once before the run stopped (`retry`), its child run, where to note a process."""
+    this call already started once before the run stopped (`retry`), its child run, where to note a process,
+    and where to note what a change will do before it does it (`intend`: saved with the state at once) and what
+    an earlier attempt of this call noted (`intended`)."""
 
     run_id: str
     call_id: str
@@ -62,6 +64,8 @@ class ToolContext:
     children: ChildRuns
     retry: bool = False
     started_process: Callable[[int], None] = lambda pid: None
+    intend: Callable[[Intent], None] = lambda intent: None
+    intended: Intent | None = None
 
     @property
     def idempotency_key(self) -> str:

@@ -59,6 +59,17 @@ def over(status: Status, kind: InterruptionType, reason: str) -> Ending:
     return Ending(status, reason, Interruption(kind, reason))
 
 
+@dataclass(frozen=True)
+class Intent:
+    """What a change to one file will do, noted before it writes: the file's sha256 before (None: no file) and
+    after (None: deleted). A retry after a kill compares the file with both: it landed, or it did not, or the
+    file changed since."""
+
+    path: str
+    before: str | None
+    after: str | None
+
+
 @dataclass
 class RunState:
     run_id: str
@@ -82,6 +93,7 @@ class RunState:
     read_cache: dict[str, str] = field(default_factory=dict)  # call signature -> call id whose result is reused
     controls: dict[str, dict[str, Any]] = field(default_factory=dict)  # each control's memory, by control name
     shown: dict[str, Shown] = field(default_factory=dict)  # call id -> what its result shows (a tool that says)
+    intents: dict[str, Intent] = field(default_factory=dict)  # call id -> what its change will do, until its result
     children: dict[str, RunState] = field(default_factory=dict)  # call id -> a sub-agent's run, as it stands
     trace_seq: int = 0
     config: RunConfig | None = None  # how to rebuild model and tools on resume

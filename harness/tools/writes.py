@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import hashlib
 import json
 import re
 from collections.abc import Collection, Mapping
@@ -12,6 +13,7 @@ from typing import Any
 
 from harness.core.protocols import ToolContext
 from harness.core.results import Shown, ToolResult
+from harness.core.state import Intent
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Workspace
@@ -53,7 +55,12 @@ EDITING: Mapping[str, Any] = {
 
 class ChangesOneFile:
     """A tool that changes the one file its `path` names; its result says the file changed, and the workspace
-    index (when it has one) reads that file again."""
+    index (when it has one) reads that file again.
+
+    Exactly once across a kill: before it writes, a change notes what the file holds and what it will hold
+    (`ctx.intend`, saved with the run's state). A retry of the call after the run stopped compares the file
+    with that note: it holds the change (the write landed before the kill: reported, not made again), or
+    what it held before (made now), or something else (a person changed it since: refused, nothing made)."""
 
     workspace: Workspace
     index: WorkspaceIndex | None
@@ -62,11 +69,23 @@ class ChangesOneFile:
         raise NotImplementedError
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        said = await self.change(args, ctx)
         path = "/".join(self.workspace.components(args["path"]))
+        if ctx.intended is not None:
+            now = await asyncio.to_thread(digest_of, self.workspace, path)
+            if now == ctx.intended.after:
+                said = f"{path} already has this change (the attempt before the run stopped made it)."
+                return ToolResult(said, Shown("changed", (path,)))
+            if now != ctx.intended.before:
+                raise ToolError(f"{path} changed since this call began, before the run stopped, so the change was "
+                                "not made: read it again and make the change anew")  # fmt: skip
+        said = await self.change(args, ctx)
         if self.index is not None:
             await asyncio.to_thread(self.index.refresh, [path])
         return ToolResult(said, Shown("changed", (path,)))
+
+    def landing(self, ctx: ToolContext, path: str, before: bytes | None, after: bytes) -> None:
+        """Note what the file holds and will hold, before it is written."""
+        ctx.intend(Intent("/".join(self.workspace.components(path)), sha(before), sha(after)))
 
 
 @dataclass
@@ -98,6 +117,7 @@ class WriteFile(ChangesOneFile):
         path, data = args["path"], args["content"].encode("utf-8")
         if len(data) > self.max_bytes:
             raise ToolError(f"the content is {len(data):,} bytes; the limit per write is {self.max_bytes:,} bytes")
+        self.landing(ctx, path, await asyncio.to_thread(bytes_or_none, self.workspace, path), data)
         wrote = await asyncio.to_thread(self.workspace.write_atomic, path, data)
         if not wrote:
             return f"{path} already has this content ({len(data):,} bytes); nothing was written."
@@ -130,10 +150,10 @@ class AppendFile(ChangesOneFile):
         if not content.strip("\n"):
             raise ToolError("content is empty: give the text to add at the end of " + path)
         old = await asyncio.to_thread(self.text_or_nothing, path)
-        if ctx.retry and old.rstrip("\n").endswith(content.rstrip("\n")):
-            return f"{path} already ends with this text (the attempt before the run stopped added it)."
         ending = "\n" if old.endswith("\n") and not content.endswith("\n") else ""
         updated = old + ("\n" if old and not old.endswith("\n") else "") + content + ending
+        existed = await asyncio.to_thread(self.workspace.exists, path)
+        self.landing(ctx, path, old.encode("utf-8") if existed else None, updated.encode("utf-8"))
         size = await asyncio.to_thread(rewrite, self.workspace, path, updated, self.max_bytes)
         return f"Added {plural_lines(content.strip(chr(10)))} at the end of {path} (now {size:,} bytes)."
 
@@ -189,8 +209,6 @@ class EditFile(ChangesOneFile):
             old, new = numbered.sub("", old), numbered.sub("", new)
         count = text.count(old)
         if count == 0:
-            if ctx.retry and new and new in text:
-                return f"{path} already has this change (the attempt before the run stopped made it)."
             raise ToolError(
                 f"old_text is not in {path}: read_file shows what it says; copy the text exactly" + nearest(text, old)
             )
@@ -203,6 +221,7 @@ class EditFile(ChangesOneFile):
             raise ToolError(f"old_text occurs {count} times in {path} (lines {lines}): give more of the text "
                             "around the place to change, so that it occurs once")  # fmt: skip
         after = text.replace(old, new, 1)
+        self.landing(ctx, path, text.encode("utf-8"), after.encode("utf-8"))
         await asyncio.to_thread(rewrite, self.workspace, path, after, self.max_bytes)
         first, last = line_at(text, at), line_at(after, at + len(new))
         changed = f"Edited {path} at line {first}: replaced {plural_lines(old)} with {plural_lines(new)}."
@@ -222,6 +241,25 @@ def text_in(workspace: Workspace, path: str, max_bytes: int, changes: str) -> st
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ToolError(f"{path} is not UTF-8 text; {changes} UTF-8 text files") from exc
+
+
+DIGEST_BYTES = 64 << 20  # a longer file is compared by its first 64 MB and its size
+
+
+def sha(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def bytes_or_none(workspace: Workspace, path: str) -> bytes | None:
+    """The file's bytes (its first DIGEST_BYTES), or None when nothing is at the path."""
+    if not workspace.exists(path):
+        return None
+    data, size = workspace.read_bytes(path, DIGEST_BYTES)
+    return data if size <= len(data) else data + f"\x00{size}".encode()
+
+
+def digest_of(workspace: Workspace, path: str) -> str | None:
+    return sha(bytes_or_none(workspace, path))
 
 
 def rewrite(workspace: Workspace, path: str, text: str, max_bytes: int) -> int:

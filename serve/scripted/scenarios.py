@@ -81,6 +81,19 @@ def repeat_write(t: Transcript) -> Reply:
     raise t.exhausted()
 
 
+def add_line(t: Transcript) -> Reply:
+    """Adds a line after notes.txt's last one the way edit_file's description says to: the last line as old_text,
+    it and the new line as new_text (the new text holds the old, so a change made twice would show)."""
+    if t.turn == 0:
+        return asks(call("c1", "read_file", path="notes.txt"))
+    if t.turn == 1:
+        last = (t.result_of("c1") or "").rstrip("\n").split("\n")[-1]
+        return asks(call("c2", "edit_file", path="notes.txt", old_text=last, new_text=f"{last}\nCheck the backups."))
+    if t.turn == 2:
+        return text("Added the line to notes.txt.")
+    raise t.exhausted()
+
+
 def forbidden(t: Transcript) -> Reply:
     return asks(call(f"c{t.turn + 1}", "read_file", path="secret.txt"))
 
@@ -130,6 +143,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("single_read", "reads errors.log once and answers (the baseline for repeat)", single_read),
     Scenario("repeat", "reads errors.log twice under two call ids, then answers", repeat),
     Scenario("repeat_write", "deletes access.log twice under two call ids, then answers", repeat_write),
+    Scenario("add_line", "reads notes.txt, adds a line after its last with edit_file, then answers", add_line),
     Scenario("forbidden", "reads secret.txt, which the process may not open, on every turn", forbidden),
     Scenario("slow", "calls scan_archive, then answers with its result", slow),
     Scenario("command", "runs the operator's `check` command preset, then reports how it ended", command),

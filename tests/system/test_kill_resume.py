@@ -122,3 +122,25 @@ def test_a_kill_during_a_write_tool_is_never_silently_rerun(
     )
     assert rejected.returncode == 0 and marker.read_text() == "ran\n"  # ran once, never silently again
     assert "declined" in last_json(rejected.stdout)["answer"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attempt", range(5))
+def test_an_edit_killed_the_moment_its_file_changed_is_made_once_on_resume(
+    slow_provider: AppServer, workspace: Path, tmp_path: Path, attempt: int
+) -> None:
+    """The edit adds a line the way the tool's description says (its new text holds its old text): a retry that
+    looked only for the old text would add the line again."""
+    notes = workspace / "notes.txt"
+    before = notes.read_text()
+    args = [*common(slow_provider, workspace, tmp_path / "st", "add_line", "e"), "--allow-writes"]
+    process = start("run", "Add a line to notes.txt.", *args)
+    deadline = time.monotonic() + 60
+    while notes.read_text() == before and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    os.kill(process.pid, signal.SIGKILL)  # the moment the file changed: between the write and the state's save
+    process.communicate(timeout=30)
+    resumed = harness("resume", "e", "--state-dir", str(tmp_path / "st"), "--json")
+    if resumed.returncode != 0:  # the run had ended before the kill: nothing to resume
+        assert "cannot be resumed" in resumed.stderr
+    assert notes.read_text() == before.rstrip("\n") + "\nCheck the backups.\n"

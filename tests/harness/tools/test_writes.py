@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ToolContext
-from harness.core.state import new_run
+from harness.core.state import Intent, new_run
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.fs.workspace import Workspace
@@ -26,6 +28,31 @@ from tests.harness.helpers import calls, script
 
 def context() -> ToolContext:
     return ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None)
+
+
+class Killed(Exception):
+    """The process died here (the intent is on disk, nothing after it ran)."""
+
+
+class Attempts:
+    """One call's attempts across a kill: the first notes its intent, as the state would keep it; a retry is
+    given that intent back, as the journal gives it from the saved state."""
+
+    def __init__(self, kill_after_intent: bool = False) -> None:
+        self.intent: Intent | None = None
+        self.kill_after_intent = kill_after_intent
+
+    def note(self, intent: Intent) -> None:
+        self.intent = intent
+        if self.kill_after_intent:
+            raise Killed
+
+    def first(self) -> ToolContext:
+        return ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, intend=self.note)
+
+    def retry(self) -> ToolContext:
+        return ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True,
+                           intended=self.intent)  # fmt: skip
 
 
 async def test_writes_land_whole_and_replace(workspace: Path) -> None:
@@ -157,9 +184,9 @@ async def test_an_edit_refuses_a_binary_file_and_a_retry_of_a_landed_edit_report
     with pytest.raises(ToolError, match=r"logo\.png is a binary file"):
         await tool.run({"path": "logo.png", "old_text": "port = 1", "new_text": "port = 3"}, context())
     args = {"path": "a.txt", "old_text": "port = 2", "new_text": "port = 3"}
-    await tool.run(args, context())
-    retried = ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True)
-    assert "already has this change" in (await tool.run(args, retried)).text
+    attempts = Attempts()
+    await tool.run(args, attempts.first())
+    assert "already has this change" in (await tool.run(args, attempts.retry())).text
     with pytest.raises(ToolError, match=r"old_text is not in a\.txt"):
         await tool.run(args, context())  # the same call, not a retry: the text is gone
     assert (workspace / "a.txt").read_text() == "port = 3\n"
@@ -218,9 +245,9 @@ async def test_an_append_retried_after_it_landed_is_not_added_twice_and_bad_targ
         "path": "todo.md",
         "content": "- [ ] d",
     }
-    await tool.run(args, context())
-    retried = ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True)
-    assert "already ends with this text" in (await tool.run(args, retried)).text
+    attempts = Attempts()
+    await tool.run(args, attempts.first())
+    assert "already has this change" in (await tool.run(args, attempts.retry())).text
     assert (workspace / "todo.md").read_text() == "- [x] c\n- [ ] d\n"
     with pytest.raises(ToolError, match=r"logo\.png is a binary file; append_file adds to text files"):
         await tool.run(
@@ -302,3 +329,46 @@ async def test_an_edit_that_takes_a_line_out_names_it_and_one_that_rewrites_line
     (workspace / "log.ini").write_text(cut)
     out = (await tool.run({"path": "log.ini", "old_text": cut, "new_text": "[logging]\n"}, context())).text
     assert 'It removed 4 lines: "level = info", "format = plain", "colour = off" and 1 more;' in out
+
+
+CHANGES: dict[str, tuple[type[Any], dict[str, str], str, str]] = {
+    # tool, arguments, the file before, the file after
+    "an edit whose new text holds the old": (
+        EditFile, {"path": "t.md", "old_text": "last line", "new_text": "last line\nnew line"},
+        "first\nlast line\n", "first\nlast line\nnew line\n"),
+    "an edit of a version": (EditFile, {"path": "t.md", "old_text": "1.0", "new_text": "1.0.1"},
+                             "v 1.0\n", "v 1.0.1\n"),
+    "an append the file already ends with": (AppendFile, {"path": "t.md", "content": "- [ ] d"},
+                                              "- [ ] d\n", "- [ ] d\n- [ ] d\n"),
+    "an append": (AppendFile, {"path": "t.md", "content": "two"}, "one\n", "one\ntwo\n"),
+    "a write": (WriteFile, {"path": "t.md", "content": "new\n"}, "old\n", "new\n"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("point", ["before its intent was saved", "after its intent, before the write",
+                                   "after the write, before the result was saved"])  # fmt: skip
+@pytest.mark.parametrize("change", list(CHANGES))
+async def test_a_change_retried_after_a_kill_at_any_point_is_made_exactly_once(
+    workspace: Path, change: str, point: str
+) -> None:
+    kind, args, before, after = CHANGES[change]
+    (workspace / "t.md").write_text(before)
+    tool = kind(Workspace(workspace), needs_approval=False)
+    attempts = Attempts(kill_after_intent=point == "after its intent, before the write")
+    if point != "before its intent was saved":
+        with contextlib.suppress(Killed):
+            await tool.run(args, attempts.first())
+    await tool.run(args, attempts.retry())
+    assert (workspace / "t.md").read_text() == after
+
+
+async def test_a_retry_after_the_file_changed_since_is_refused_and_changes_nothing(workspace: Path) -> None:
+    (workspace / "t.md").write_text("port = 1\n")
+    tool = EditFile(Workspace(workspace))
+    attempts = Attempts(kill_after_intent=True)
+    with contextlib.suppress(Killed):
+        await tool.run({"path": "t.md", "old_text": "port = 1", "new_text": "port = 2"}, attempts.first())
+    (workspace / "t.md").write_text("port = 1\nhost = x\n")  # a person saved the file meanwhile
+    with pytest.raises(ToolError, match="changed since this call began"):
+        await tool.run({"path": "t.md", "old_text": "port = 1", "new_text": "port = 2"}, attempts.retry())
+    assert (workspace / "t.md").read_text() == "port = 1\nhost = x\n"
