@@ -33,7 +33,7 @@ from harness.app.store import FileStore, check_run_id
 from harness.app.summary import RunSummary, controls_of
 from harness.app.trace import FanoutTrace, JsonlTrace
 from harness.app.userfiles import check_appendable
-from harness.core.approvals import approve, reject
+from harness.core.approvals import approve, call_digest, pending_call, reject
 from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset, RunConfig
 from harness.core.events import TraceEvent
 from harness.core.limits import Limits, Prices
@@ -47,7 +47,16 @@ EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exce
 EXIT_USAGE, EXIT_INTERNAL = 2, 70
 DEADLINE_GRACE_S = 3.0
 ACTIONS = ("run", "resume", "show")
-DEFAULT_STATE_DIR = ".harness/runs"
+
+
+def default_state_dir() -> str:
+    """Where runs are saved unless told: the user's state folder ($XDG_STATE_HOME, else ~/.local/state), outside
+    any workspace, so no run's tools can list, read or rewrite another run's records."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return str(Path(base) / "local-agent-stack" / "runs")
+
+
+DEFAULT_STATE_DIR = default_state_dir()
 TOOL_TABLE = """tools (the first three unless --tools names others; --allow-writes adds write_file,
 edit_file and append_file, a command preset run_command, --research-model research):
   list_files(path?,glob?,sort?)  read-only  the files and their sizes, largest (smallest, newest) first
@@ -127,7 +136,11 @@ def parser() -> argparse.ArgumentParser:
     resume = commands.add_parser("resume", help="go on with a stopped or killed run")
     resume.add_argument("run_id")
     decision = resume.add_mutually_exclusive_group()
-    decision.add_argument("--approve", metavar="CALL_ID", help="let this pending call run")
+    decision.add_argument(
+        "--approve",
+        metavar="CALL_ID[@DIGEST]",
+        help="let this pending call run (with the digest it was shown with: only if it is still that call)",
+    )
     decision.add_argument("--reject", metavar="CALL_ID", help="refuse this pending call")
     resume.add_argument("--reason", help="why the call was refused (the model reads it)")
     add_limits(resume, defaults=False)
@@ -180,7 +193,17 @@ def config_from(args: argparse.Namespace) -> RunConfig:
         research_model=args.research_model,
         request_timeout_s=args.request_timeout,
         controls=profile_from(args),
+        private=private_folders(args),
     )
+
+
+def private_folders(args: argparse.Namespace) -> tuple[str, ...]:
+    """The folders that hold this run's records (its state, its trace): no tool reaches them, even where they
+    lie inside the workspace."""
+    folders = [Path(args.state_dir).resolve()]
+    if getattr(args, "trace", None):
+        folders.append(Path(args.trace).resolve().parent)
+    return tuple(dict.fromkeys(str(f) for f in folders))
 
 
 class Console:
@@ -282,10 +305,11 @@ def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> in
         print(f"reason: {state.reason}", file=sys.stderr)
     if state.resumable:
         hint = f"harness resume {state.run_id} --state-dir {state_dir}"
-        if state.interruption and state.interruption.type == "approval":
-            call = state.interruption
-            print(f"pending: {call.tool}({json.dumps(call.args)}) call {call.call_id}", file=sys.stderr)
-            hint += f" --approve {call.call_id}   (or --reject {call.call_id} --reason TEXT)"
+        if state.interruption and state.interruption.type == "approval" and state.interruption.call_id:
+            waiting = state.interruption
+            call = pending_call(state, waiting.call_id or "")
+            print(f"pending: {waiting.tool}({json.dumps(waiting.args)}) call {waiting.call_id}", file=sys.stderr)
+            hint += f" --approve {waiting.call_id}@{call_digest(call)}   (or --reject {waiting.call_id} --reason TEXT)"
         print(f"resumable: {hint}", file=sys.stderr)
     if as_json:
         print(json.dumps(facts.facts(), ensure_ascii=True))
@@ -329,7 +353,10 @@ def command_resume(args: argparse.Namespace) -> int:
     with store.lock(args.run_id):
         state = store.load(args.run_id)
         if args.approve:
-            approve(state, args.approve)
+            call_id, _, digest = args.approve.partition("@")
+            call = approve(state, call_id, digest or None)
+            shown = f"{call['function']['name']}({call['function']['arguments']})"
+            print(f"approved: {shown} call {call_id} (digest {call_digest(call)})", file=sys.stderr)
         elif args.reject:
             reject(state, args.reject, args.reason)
         apply_overrides(state, args)

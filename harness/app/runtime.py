@@ -88,7 +88,7 @@ def tools_for(
     index: WorkspaceIndex | None = None,
 ) -> Registry:
     """The tools the config names, over its workspace and its index (research only with a model to run it)."""
-    workspace = Workspace(config.workspace)
+    workspace = Workspace(config.workspace, private=config.private)
     return catalogue(
         workspace,
         names=config.tools,
@@ -133,7 +133,7 @@ async def runnable(
         research = model if model is not None else client_for(config, config.research_model or config.model)
         if isinstance(research, OpenAIClient):
             clients.append(research)
-    index = WorkspaceIndex(Workspace(config.workspace), progress=index_progress(on_progress))
+    index = WorkspaceIndex(Workspace(config.workspace, private=config.private), progress=index_progress(on_progress))
     tools = tools_for(config, research, trace, index)
     options = RunOptions(
         model=model or clients[0],

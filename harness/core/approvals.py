@@ -21,9 +21,23 @@ def pending_call(state: RunState, call_id: str) -> ToolCall:
     raise ApprovalError(f"call {call_id!r} is not pending in run {state.run_id} (pending: {waiting})")
 
 
-def approve(state: RunState, call_id: str) -> None:
-    """Let the call run on resume, with exactly the arguments it has now."""
+DIGEST_CHARS = 12
+
+
+def call_digest(call: ToolCall) -> str:
+    """A short digest of a call's tool and exact arguments: what a person is shown, and approves."""
+    return fingerprint([call["function"]["name"], call["function"]["arguments"]])[:DIGEST_CHARS]
+
+
+def approve(state: RunState, call_id: str, digest: str | None = None) -> ToolCall:
+    """Let the call run on resume, with exactly the arguments it has now; with `digest` (the one the call was
+    shown with when the run stopped), only when it is still that call: a state rewritten since names another."""
     call = pending_call(state, call_id)
+    if digest is not None and digest != call_digest(call):
+        raise ApprovalError(
+            f"call {call_id!r} is not the call that was shown for approval (its digest is {call_digest(call)}, not "
+            f"{digest}): the run's saved state changed since; nothing was approved"
+        )
     try:
         args = json.loads(call["function"]["arguments"] or "{}")
     except json.JSONDecodeError as exc:
@@ -32,6 +46,7 @@ def approve(state: RunState, call_id: str) -> None:
     state.rejections.pop(call_id, None)
     if call_id in state.started:  # the person vouches for running it again
         state.started.remove(call_id)
+    return call
 
 
 def reject(state: RunState, call_id: str, reason: str | None = None) -> None:

@@ -94,6 +94,7 @@ class RunConfig:
     headers: dict[str, str] = field(default_factory=dict)  # extra request headers (never a secret)
     controls: Profile = AUTO
     window: int | None = None  # the model's context window in tokens, as its server said at the run's start
+    private: tuple[str, ...] = ()  # folders no tool may reach (where the run's own records are kept)
 
     def __post_init__(self) -> None:
         unknown = set(self.tools) - set(ALL_TOOLS)

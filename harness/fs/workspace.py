@@ -14,7 +14,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +47,14 @@ class Walk:
     ignored: int = 0  # files and folders a .gitignore or version control keeps out
 
 
+def folder_identity(folder: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
+
+
 def check_text(path: str) -> None:
     if "\x00" in path or LONE_SURROGATE.search(path):
         raise ToolError("a path may not contain a NUL byte or an invalid character")
@@ -67,11 +75,16 @@ def unquoted(path: str) -> str:
 
 
 class Workspace:
-    def __init__(self, root: str | Path) -> None:
+    """A folder the tools may touch. `private` folders (where a run keeps its own records: its state, its trace)
+    are out of reach even when they lie inside it: a walk leaves them out, and a path through one is refused,
+    whatever it is named (they are known by their device and inode, checked on each folder opened)."""
+
+    def __init__(self, root: str | Path, private: Sequence[str | Path] = ()) -> None:
         resolved = Path(root).resolve()
         if not resolved.is_dir():
             raise ConfigError(f"workspace {root} is not a directory")
         self.root = resolved
+        self.private = {identity for folder in private if (identity := folder_identity(Path(folder))) is not None}
 
     def components(self, path: object) -> list[str]:
         """The validated components of a model-supplied path; raises ToolError saying what is wrong."""
@@ -109,9 +122,17 @@ class Workspace:
                     raise self.explain(exc, "/".join(parts[: index + 1]), folder=True) from exc
                 os.close(fd)
                 fd = next_fd
+                self.refuse_private(fd, "/".join(parts[: index + 1]))
             yield fd, parts[-1]
         finally:
             os.close(fd)
+
+    def refuse_private(self, fd: int, path: str) -> None:
+        """A folder that holds the harness's own records is refused, whatever its name."""
+        if self.private:
+            info = os.fstat(fd)
+            if (info.st_dev, info.st_ino) in self.private:
+                raise PermanentToolError(f"permission denied: {path} holds the harness's own records")
 
     def explain(self, exc: OSError, path: str, folder: bool = False) -> ToolError:
         """Translate an OS error into words the model can act on (or a permanent refusal)."""
@@ -271,9 +292,15 @@ class Workspace:
             return os.open(self.root, DIR_FLAGS)
         with self.parent("/".join(parts)) as (fd, name):
             try:
-                return os.open(name, DIR_FLAGS, dir_fd=fd)
+                opened = os.open(name, DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
                 raise self.explain(exc, "/".join(parts), folder=True) from exc
+        try:
+            self.refuse_private(opened, "/".join(parts))
+        except ToolError:
+            os.close(opened)
+            raise
+        return opened
 
     def scan(
         self,
@@ -296,7 +323,7 @@ class Workspace:
                 path, folder = f"{prefix}{item.name}", stat.S_ISDIR(info.st_mode)
                 if item.name.startswith(TEMP_PREFIX):
                     continue  # a write in progress, or one a kill cut short
-                if ignored(path, folder, rules):
+                if ignored(path, folder, rules) or (folder and (info.st_dev, info.st_ino) in self.private):
                     walked.ignored += 1
                     continue
                 if folder:

@@ -9,8 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from harness.app.cli import default_state_dir
 from harness.app.trace import read_trace
 from harness.core.config import ALL_TOOLS
+from harness.errors import ToolError
+from harness.fs.workspace import Workspace
 from tests.conftest import ROOT, AppServer
 from tests.harness.cli_support import harness, harness_process, last_json, start
 
@@ -140,3 +145,41 @@ def test_a_run_that_cannot_stop_at_its_deadline_is_ended_soon_after_it() -> None
     done = subprocess.run([sys.executable, "-c", body], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 5 and "harness resume r1 --state-dir st" in done.stderr, done.stderr
     assert time.monotonic() - began < 30  # the grace is 3 s; this bounds a hang, it is not a speed claim
+
+
+def test_a_state_rewritten_since_a_call_was_shown_is_not_approved(
+    scripted: AppServer, workspace: Path, tmp_path: Path
+) -> None:
+    """Run A stops for approval of one delete; its saved state is rewritten (as a run with writes over that
+    folder might) to name another file; the command A printed approves nothing and the other file stays."""
+    (workspace / "precious.db").write_text("keep me")
+    stopped = harness("run", "Clean up", *base(scripted, workspace, tmp_path, "destructive"), "--run-id", "a")
+    printed = next(line for line in stopped.stderr.splitlines() if line.startswith("resumable: "))
+    command = printed.removeprefix("resumable: harness ").split("   ")[0].split()
+    assert command[-2] == "--approve" and command[-1].startswith("c2@")
+    saved = tmp_path / "st" / "a.json"
+    saved.write_text(saved.read_text().replace('\\"access.log\\"', '\\"precious.db\\"'))
+    refused = harness(*command)
+    assert refused.returncode == 2 and "not the call that was shown for approval" in refused.stderr
+    assert (workspace / "precious.db").read_text() == "keep me" and (workspace / "access.log").exists()
+    saved.write_text(saved.read_text().replace('\\"precious.db\\"', '\\"access.log\\"'))
+    approved = harness(*command)
+    assert approved.returncode == 0 and "approved: delete_file" in approved.stderr
+    assert not (workspace / "access.log").exists() and (workspace / "precious.db").exists()
+
+
+def test_the_runs_records_are_out_of_every_tools_reach(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:
+    """By default runs are saved outside the workspace; a state folder inside it is still out of reach: not
+    listed, not read, not written, whatever it is called."""
+    inside = workspace / "records"
+    args = ["--base-url", scripted.base_url, "--model", "plan", "--workspace", str(workspace), "--json"]
+    harness("run", "Which file mentions a timeout?", *args, "--state-dir", str(inside), "--run-id", "r1")
+    assert (inside / "r1.json").exists()
+    space = Workspace(workspace, private=[inside])
+    assert all(not e.path.startswith("records/") for e in space.walk().entries)
+    for attempt in (lambda: space.read_bytes("records/r1.json", 100), lambda: space.write_atomic("records/x", b"x")):
+        with pytest.raises(ToolError, match="holds the harness's own records"):
+            attempt()
+    with pytest.raises(ToolError, match="holds the harness's own records"):
+        space.walk(under="records")
+    assert "local-agent-stack" in default_state_dir() and not default_state_dir().startswith(str(workspace))
