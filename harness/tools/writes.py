@@ -290,7 +290,7 @@ def around(path: str, text: str, first: int, last: int) -> str:
     return f"Lines {shown.first:,}-{shown.last:,} now read:\n{shown.text}"
 
 
-MOST_LINES_COMPARED = 5_000  # a longer file gets no suggestion: comparing every line would take too long
+MOST_LINES_COMPARED = 200  # lines like old_text's first that are compared with it, at most
 SHOWN_CHARS = 200
 MOST_REMOVED_SHOWN = 3  # lines quoted of those an edit removed; the rest are counted
 
@@ -310,14 +310,25 @@ def line_end(text: str, at: int) -> int:
     return len(text) if end < 0 else end
 
 
+PAIRS = 10_000  # old and new lines of one rewritten block compared pairwise, at most
+
+
 def removed(old: str, new: str) -> str:
-    """The lines an edit took out (of the whole lines it touched, `old`, those no line of what they became,
-    `new`, keeps or rewrites), named as a diff's minus lines are: a part of a line replaced removes no line;
-    a model that copied a neighbouring line into old_text and left it out of
+    """The lines an edit took out, named as a diff's minus lines are: of the whole lines it touched (`old`) and
+    what they became (`new`), those deleted outright, and in a block rewritten into fewer lines those that
+    no new line rewrites (each new line rewrites the old line most like it). An edit that rewrites a line (a
+    value changed) removes none; a model that copied a neighbouring line into old_text and left it out of
     new_text has deleted a line it was never asked to touch, and the lines shown after the edit do not say
     which."""
-    kept = new.split("\n")
-    gone = [line for line in old.split("\n") if line.strip() and not difflib.get_close_matches(line, kept, 1, 0.6)]
+    before = [line.rstrip("\r") for line in old.split("\n")]
+    after = [line.rstrip("\r") for line in new.split("\n")]
+    gone: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "delete":
+            gone += before[i1:i2]
+        elif tag == "replace" and i2 - i1 > j2 - j1:
+            gone += unpaired(before[i1:i2], after[j1:j2])
+    gone = [line for line in gone if line.strip()]
     if not gone:
         return ""
     quoted = ", ".join(json.dumps(line[:SHOWN_CHARS], ensure_ascii=False) for line in gone[:MOST_REMOVED_SHOWN])
@@ -325,16 +336,36 @@ def removed(old: str, new: str) -> str:
     return f" It removed {plural_lines(chr(10).join(gone))}: {quoted}{more}; if any was to stay, put it back."
 
 
+def unpaired(olds: list[str], news: list[str]) -> list[str]:
+    """The old lines of a block rewritten into fewer that no new line rewrites (each takes the old line most like
+    it); past PAIRS comparisons, the old lines beyond the new ones' count."""
+    if len(olds) * len(news) > PAIRS:
+        return olds[len(news) :]
+    taken: set[int] = set()
+    for line in news:
+        left = [k for k in range(len(olds)) if k not in taken]
+        taken.add(max(left, key=lambda k: difflib.SequenceMatcher(None, olds[k], line).quick_ratio()))
+    return [line for k, line in enumerate(olds) if k not in taken]
+
+
 def nearest(text: str, old: str) -> str:
-    """The file's line most like the first line of old_text (a model's copy with a letter or a space changed)."""
-    first = next((line for line in old.split("\n") if line.strip()), "")
+    """The file's line most like the first line of old_text (a model's copy with a letter or a space changed),
+    compared only with the lines of about its length that share a word with it (at most MOST_LINES_COMPARED)."""
+    first = next((line for line in old.split("\n") if line.strip()), "").strip()
+    if not first or len(first) > SHOWN_CHARS:
+        return ""
+    words = set(first.split())
     lines = text.split("\n")
-    if not first or len(lines) > MOST_LINES_COMPARED:
+    candidates = [
+        (number, line.strip())
+        for number, line in enumerate(lines, start=1)
+        if abs(len(line.strip()) - len(first)) <= len(first) // 2 + 2 and words & set(line.split())
+    ][:MOST_LINES_COMPARED]
+    close = difflib.get_close_matches(first, [line for _, line in candidates], n=1, cutoff=0.6)
+    if not close:
         return ""
-    close = difflib.get_close_matches(first, lines, n=1, cutoff=0.6)
-    if not close or len(close[0]) > SHOWN_CHARS:
-        return ""
-    return f". The line most like it is line {lines.index(close[0]) + 1}: {json.dumps(close[0], ensure_ascii=False)}"
+    number = next(n for n, line in candidates if line == close[0])
+    return f". The line most like it is line {number}: {json.dumps(lines[number - 1], ensure_ascii=False)}"
 
 
 def splits_line(text: str, at: int, old: str, new: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -372,3 +373,34 @@ async def test_a_retry_after_the_file_changed_since_is_refused_and_changes_nothi
     with pytest.raises(ToolError, match="changed since this call began"):
         await tool.run({"path": "t.md", "old_text": "port = 1", "new_text": "port = 2"}, attempts.retry())
     assert (workspace / "t.md").read_text() == "port = 1\nhost = x\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "old", "new"),
+    [
+        ("version = 1.2.3\n", "version = 1.2.3", "version = 2.0.0"),
+        ("debug: on\nlevel: 3\n", "debug: on", "debug: off"),
+        ("[a]\r\nport = 1\r\nhost = x\r\n", "port = 1\r\nhost = x", "port = 2\r\nhost = y"),
+    ],
+)
+async def test_a_value_changed_in_a_line_is_no_removed_line(workspace: Path, before: str, old: str, new: str) -> None:
+    (workspace / "c.txt").write_bytes(before.encode())
+    out = (
+        await EditFile(Workspace(workspace)).run({"path": "c.txt", "old_text": old, "new_text": new}, context())
+    ).text
+    assert "removed" not in out
+
+
+async def test_a_large_edit_and_a_near_miss_on_a_long_file_answer_in_bounded_time(workspace: Path) -> None:
+    """Replacing 2,000 lines with 2,000 others, and a near-miss old_text on a 5,000-line file, each within a few
+    seconds (their reports are linear in the lines, not in their pairs)."""
+    old = "".join(f"line {i} of the old block with some words\n" for i in range(2000))
+    new = "".join(f"row {i} of the new block, other words\n" for i in range(2000))
+    (workspace / "f.txt").write_text("head\n" + old + "tail\n")
+    (workspace / "g.txt").write_text("".join(f"entry {i}: value {i * 7}\n" for i in range(5000)))
+    tool = EditFile(Workspace(workspace))
+    await asyncio.wait_for(tool.run({"path": "f.txt", "old_text": old, "new_text": new}, context()), timeout=10)
+    with pytest.raises(ToolError, match='line 18: "entry 17: value 119"'):
+        await asyncio.wait_for(
+            tool.run({"path": "g.txt", "old_text": "entry 17: valeu 119", "new_text": "x"}, context()), timeout=10
+        )
