@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,6 +33,7 @@ MAX_FILES = 100_000
 PER_FILE = 8  # lines shown of one file before the next file's
 PER_FILE_COUNTS = 5  # files whose count of matching lines the first line gives
 NO_MATCH = "No line matches "
+CHECK_EVERY = 4096  # matches between two looks at the time bound and Stop inside one file
 RANKED_LINES = 8  # lines the index ranks like a pattern that matched nothing
 LINE_CHARS = 200
 DEFINITIONS_SHOWN = 10  # lines that define what matched, shown before the rest (whole names first, then parts)
@@ -123,16 +124,16 @@ class Search:
     honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(self.search, args)
+        return await asyncio.to_thread(self.search, args, lambda: ctx.signal.is_set)
 
-    def search(self, args: dict[str, Any]) -> ToolResult:
+    def search(self, args: dict[str, Any], stop: Callable[[], bool] = lambda: False) -> ToolResult:
         regex = bool(args.get("regex", False))
         pattern = search_pattern(args.get("pattern"), regex)
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
         where = str(args.get("path") or ".")
         entries = [e for e in self.files(where) if matches is None or matches(e.path)]
         deadline = time.monotonic() + self.seconds
-        found = self.scan(entries, pattern, deadline)
+        found = self.scan(entries, pattern, lambda: stop() or time.monotonic() > deadline)
         if found.counts or found.stopped or self.index is None:
             return self.written(args, where, found)
         return self.missed(args, where, found, {e.path for e in entries})
@@ -163,13 +164,16 @@ class Search:
         head = f"{missed} The lines most like it, as the workspace index ranks them (none holds {pattern!r}):"
         return ToolResult("\n".join([head, *lines]), Shown("nothing", tuple(dict.fromkeys(shown))))
 
-    def scan(self, entries: list[Entry], pattern: Any, deadline: float) -> Found:
+    def scan(self, entries: list[Entry], pattern: Any, over: Callable[[], bool]) -> Found:
+        """Each file in turn until `over` (the time bound, or Stop) says to stop; checked inside a file too."""
         found = Found(files=len(entries))
         for entry in entries:
-            if time.monotonic() > deadline:
+            if over():
                 found.stopped = True
                 break
-            self.search_file(entry, pattern, found)
+            self.search_file(entry, pattern, found, over)
+            if found.stopped:
+                break
         return found
 
     def files(self, where: str) -> list[Entry]:
@@ -178,7 +182,7 @@ class Search:
             return self.workspace.entries(MAX_FILES, under=where)[0]
         return [Entry("/".join(self.workspace.folder_parts(where)), 0)]
 
-    def search_file(self, entry: Entry, pattern: Any, found: Found) -> None:
+    def search_file(self, entry: Entry, pattern: Any, found: Found, over: Callable[[], bool]) -> None:
         try:
             data, size = self.workspace.read_bytes(entry.path, MAX_FILE_BYTES)
         except ToolError:
@@ -190,7 +194,10 @@ class Search:
         found.searched += 1
         found.partial += size > len(data)
         line, at, last = 1, 0, 0
-        for match in pattern.finditer(data):
+        for seen, match in enumerate(pattern.finditer(data)):
+            if seen % CHECK_EVERY == CHECK_EVERY - 1 and over():
+                found.stopped = True  # what was found so far is shown, and the result says where it stopped
+                return
             start = match.start()
             line += data.count(b"\n", at, start)
             at = start

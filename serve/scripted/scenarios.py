@@ -94,6 +94,15 @@ def add_line(t: Transcript) -> Reply:
     raise t.exhausted()
 
 
+def search_everything(t: Transcript) -> Reply:
+    """Searches every file for `e`, a letter nearly every line holds, then answers with the result's first line."""
+    if t.turn == 0:
+        return asks(call("c1", "search", pattern="e"))
+    if t.turn == 1:
+        return text((t.result_of("c1") or "").split("\n", 1)[0])
+    raise t.exhausted()
+
+
 def forbidden(t: Transcript) -> Reply:
     return asks(call(f"c{t.turn + 1}", "read_file", path="secret.txt"))
 
@@ -144,6 +153,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("repeat", "reads errors.log twice under two call ids, then answers", repeat),
     Scenario("repeat_write", "deletes access.log twice under two call ids, then answers", repeat_write),
     Scenario("add_line", "reads notes.txt, adds a line after its last with edit_file, then answers", add_line),
+    Scenario("search_everything", "searches every file for the letter e, then answers", search_everything),
     Scenario("forbidden", "reads secret.txt, which the process may not open, on every turn", forbidden),
     Scenario("slow", "calls scan_archive, then answers with its result", slow),
     Scenario("command", "runs the operator's `check` command preset, then reports how it ended", command),

@@ -183,3 +183,19 @@ def test_the_runs_records_are_out_of_every_tools_reach(scripted: AppServer, work
     with pytest.raises(ToolError, match="holds the harness's own records"):
         space.walk(under="records")
     assert "local-agent-stack" in default_state_dir() and not default_state_dir().startswith(str(workspace))
+
+
+def test_ctrl_c_during_a_search_of_a_huge_file_ends_the_run_at_once(
+    scripted: AppServer, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "big.log").write_bytes(b"e\n" * 2_000_000)  # 4 MB: two million matching lines
+    process = start("run", "Search", *base(scripted, workspace, tmp_path, "search_everything"), "--run-id", "s2")
+    trace = tmp_path / "st" / "s2.trace.jsonl"
+    deadline = time.monotonic() + 30
+    while not any(e["type"] == "tool_start" for e in read_trace(trace)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # inside the file
+    process.send_signal(signal.SIGINT)
+    pressed = time.monotonic()
+    process.communicate(timeout=60)
+    assert process.returncode == 5 and time.monotonic() - pressed < 5

@@ -256,3 +256,22 @@ def test_a_search_that_finds_nothing_and_nothing_like_it_says_only_that(
     space = Workspace(tmp_path)
     found = Search(space, index=WorkspaceIndex(space)).search(args)
     assert found.text == f"No line matches {args['pattern']!r} (searched 1 file)." and found.shown.kind == "nothing"
+
+
+def test_the_time_bound_holds_inside_one_huge_file(tmp_path: Path) -> None:
+    """Two million matching lines in one file: the bound is checked within the file, and the result says where
+    the search stopped."""
+    (tmp_path / "big.log").write_bytes(b"match\n" * 2_000_000)
+    began = time.monotonic()
+    found = Search(Workspace(tmp_path), seconds=0.3).search({"pattern": "match"})
+    assert time.monotonic() - began < 5 and found.shown.cut
+    assert "the search stopped at its time limit" in found.text
+
+
+def test_stop_ends_a_search_inside_a_file(tmp_path: Path) -> None:
+    (tmp_path / "big.log").write_bytes(b"match\n" * 2_000_000)
+    pressed = threading.Event()
+    threading.Timer(0.2, pressed.set).start()
+    began = time.monotonic()
+    found = Search(Workspace(tmp_path), seconds=60).search({"pattern": "match"}, pressed.is_set)
+    assert time.monotonic() - began < 5 and found.shown.cut
