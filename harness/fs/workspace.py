@@ -14,7 +14,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,7 @@ TEMP_PREFIX = ".harness-write-"  # a write's temp file: never listed, never read
 MAX_PATH_BYTES = 4096
 MAX_NAME_BYTES = 255
 MAX_IGNORE_BYTES = 64 << 10
+MAX_PATH_RULES = 1_000  # .gitignore rules that apply to one path: the nearest folders' last ones
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Walk:
     entries: list[Entry] = field(default_factory=list)
     skipped: int = 0  # links, special files, files with several names
     ignored: int = 0  # files and folders a .gitignore or version control keeps out
+    more: bool = False  # the walk stopped at its limit: the folder holds more files than `entries`
+    stopped: bool = False  # the walk stopped when told to (its time bound, Stop) before it was done
 
 
 def folder_identity(folder: Path) -> tuple[int, int] | None:
@@ -221,32 +224,51 @@ class Workspace:
         walked = self.walk(limit, under)
         return walked.entries, walked.skipped
 
-    def walk(self, limit: int = 1000, under: str = "") -> Walk:
-        """The plain files under the root, or under the folder `under`, at most `limit` of them, and what was
-        left out: links, special files and files with several names (`skipped`), and what the repository's
-        .gitignore files and version-control folders hold (`ignored`; see ignore.py).
+    def walk(
+        self,
+        limit: int = 1000,
+        under: str = "",
+        match: Callable[[str], bool] | None = None,
+        over: Callable[[], bool] | None = None,
+    ) -> Walk:
+        """The plain files under the root, or under the folder `under` (those `match` accepts, when given), the
+        first `limit` of them in the order of their paths, and what was left out: links, special files and
+        files with several names (`skipped`), what the repository's .gitignore files and version-control folders
+        hold (`ignored`; see ignore.py), whether more files are there (`more`), and whether `over` (a time bound,
+        Stop) ended the walk first (`stopped`).
 
-        The tree is walked with directory descriptors, each opened without following links, so a folder
-        swapped for a link during the walk is never entered."""
+        Folders are walked in the order of their names, each opened without following a link only when its turn
+        comes (a folder waiting holds no descriptor), so a folder swapped for a link is never entered and a tree
+        of any breadth is walked whole."""
         walked = Walk()
         parts = self.folder_parts(under)
         rules: list[Rule] = []
         for depth in range(len(parts)):  # the .gitignore files of the folders above `under` apply too
             base = "".join(f"{p}/" for p in parts[:depth])
             rules += self.ignore_rules(self.open_folder(base or "."), base)
-        prefix = "".join(f"{p}/" for p in parts)
-        stack = [(self.open_folder(under), prefix, rules)]
-        try:
-            while stack:
-                fd, prefix, rules = stack.pop()
-                try:
-                    self.scan(fd, prefix, rules + self.ignore_rules(fd, prefix, close=False), walked, stack, limit)
-                finally:
-                    os.close(fd)
-        finally:
-            for fd, _, _ in stack:  # the walk stopped at the limit
+        stack: list[tuple[str, list[Rule]]] = [("".join(f"{p}/" for p in parts), rules)]
+        while stack:
+            if over is not None and over():
+                walked.stopped = True
+                break
+            prefix, rules = stack.pop()
+            try:
+                fd = self.open_folder(prefix.rstrip("/") or ".")
+            except ToolError:
+                if not prefix or prefix == "".join(f"{p}/" for p in parts):
+                    raise
+                walked.skipped += 1  # swapped for a link, or gone, since it was listed
+                continue
+            try:
+                own = self.ignore_rules(fd, prefix, close=False)
+                self.scan(fd, prefix, (rules + own)[-MAX_PATH_RULES:], walked, stack, limit, match)
+            finally:
                 os.close(fd)
+            if len(walked.entries) >= limit:
+                walked.more = walked.more or bool(stack)
+                break
         walked.entries.sort(key=lambda e: e.path)
+        walked.more = walked.more or len(walked.entries) > limit
         del walked.entries[limit:]
         return walked
 
@@ -308,33 +330,36 @@ class Workspace:
         prefix: str,
         rules: list[Rule],
         walked: Walk,
-        stack: list[tuple[int, str, list[Rule]]],
+        stack: list[tuple[str, list[Rule]]],
         limit: int,
+        match: Callable[[str], bool] | None,
     ) -> None:
+        """One folder's entries, in the order of their names: its files taken, its folders queued (by path)."""
         with os.scandir(fd) as items:
-            for item in items:
-                if len(walked.entries) >= limit:
-                    return
-                try:
-                    info = os.stat(item.name, dir_fd=fd, follow_symlinks=False)
-                except OSError:  # gone since it was listed
-                    walked.skipped += 1
-                    continue
-                path, folder = f"{prefix}{item.name}", stat.S_ISDIR(info.st_mode)
-                if item.name.startswith(TEMP_PREFIX):
-                    continue  # a write in progress, or one a kill cut short
-                if ignored(path, folder, rules) or (folder and (info.st_dev, info.st_ino) in self.private):
-                    walked.ignored += 1
-                    continue
-                if folder:
-                    try:
-                        stack.append((os.open(item.name, DIR_FLAGS, dir_fd=fd), f"{path}/", rules))
-                    except OSError:  # swapped for a link since it was listed
-                        walked.skipped += 1
-                elif stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+            names = sorted(item.name for item in items)
+        folders = []
+        for name in names:
+            if len(walked.entries) >= limit:
+                walked.more = True
+                return
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:  # gone since it was listed
+                walked.skipped += 1
+                continue
+            path, folder = f"{prefix}{name}", stat.S_ISDIR(info.st_mode)
+            if name.startswith(TEMP_PREFIX):
+                continue  # a write in progress, or one a kill cut short
+            if ignored(path, folder, rules) or (folder and (info.st_dev, info.st_ino) in self.private):
+                walked.ignored += 1
+            elif folder:
+                folders.append(f"{path}/")
+            elif stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+                if match is None or match(path):
                     walked.entries.append(Entry(path, info.st_size, info.st_mtime))
-                else:
-                    walked.skipped += 1
+            else:
+                walked.skipped += 1
+        stack.extend((folder, rules) for folder in reversed(folders))  # popped in the order of their names
 
     def same_content(self, fd: int, name: str, path: str, data: bytes) -> bool:
         file_fd, _ = self.open_regular(fd, name, path)

@@ -132,10 +132,13 @@ class WorkspaceIndex:
     def build(self) -> Built:
         began = time.monotonic()
         self.passages = Passages()
-        walked = self.workspace.walk(self.max_files)
+        walked = self.workspace.walk(self.max_files, over=lambda: time.monotonic() - began > self.seconds)
         self.built = Built(files=len(walked.entries), skipped=walked.skipped, ignored=walked.ignored)
-        if len(walked.entries) >= self.max_files:
-            self.built.stopped = f"the table holds the first {self.max_files:,} files"
+        if walked.more or walked.stopped:
+            reached = "its time bound" if walked.stopped else f"{self.max_files:,} files"
+            self.built.stopped = (
+                f"the table holds the first {len(walked.entries):,} files by path (it reached {reached})"
+            )
         for entry in walked.entries:
             self.record(entry.path, entry.size, entry.modified)
         for count, record in enumerate(list(self.table.values()), start=1):

@@ -88,21 +88,19 @@ class ListFiles:
         if not self.workspace.is_folder(where):
             path = "/".join(self.workspace.folder_parts(where))
             raise ToolError(f"{path} is a file, not a folder: call read_file with path {path} to see what it says")
-        walked = self.workspace.walk(MAX_LISTED, under=where)
+        matches = glob_matcher(args["glob"]) if args.get("glob") else None
+        walked = self.workspace.walk(MAX_LISTED, under=where, match=matches)
         entries = walked.entries
-        if args.get("glob"):
-            matches = glob_matcher(args["glob"])
-            entries = [e for e in entries if matches(e.path)]
         scope = ("" if where in (".", "") else f" in {where}") + (
             f" matching {args['glob']}" if args.get("glob") else ""
         )
         # the count first and the order's first file first (as `ls -S`): read without counting lines or comparing
         order = args["sort"] if args.get("sort") in ORDERS else "largest"
         ordered = sorted(entries, key=ORDERS[order])
-        count = f"{len(entries):,} file" + ("" if len(entries) == 1 else "s")
+        count = f"{'more than ' if walked.more else ''}{len(entries):,} file" + ("" if len(entries) == 1 else "s")
         if scope:  # a part of the folder: said beside the whole, so its count is not taken for the folder's
-            whole = walked if where in (".", "") else self.workspace.walk(MAX_LISTED)
-            scope += f" (of {len(whole.entries):,} in the whole folder)"
+            whole = self.workspace.walk(MAX_LISTED)
+            scope += f" (of {'more than ' if whole.more else ''}{len(whole.entries):,} in the whole folder)"
         shown_count = 0
         if not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
@@ -117,7 +115,10 @@ class ListFiles:
             )
         if walked.ignored:
             lines.append(f"({walked.ignored} entries not shown: version-control folders and what .gitignore names)")
-        cut = shown_count < len(ordered)
+        if walked.more:
+            lines.append(f"(the folder holds more than {MAX_LISTED:,} such files: these are the first by path; "
+                         "list a folder or a glob to see the others)")  # fmt: skip
+        cut = shown_count < len(ordered) or walked.more
         facts = Shown("names", tuple(e.path for e in ordered[:shown_count]), cut=cut, whole=not scope and not cut)
         return ToolResult("\n".join(lines), facts)
 

@@ -77,6 +77,7 @@ class Found:
     partial: int = 0
     files: int = 0
     stopped: bool = False
+    more_files: bool = False  # the folder holds more files than a search covers
 
     @property
     def defined(self) -> list[tuple[str, int, str]]:
@@ -131,9 +132,10 @@ class Search:
         pattern = search_pattern(args.get("pattern"), regex)
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
         where = str(args.get("path") or ".")
-        entries = [e for e in self.files(where) if matches is None or matches(e.path)]
+        entries, more = self.files(where, matches)
         deadline = time.monotonic() + self.seconds
         found = self.scan(entries, pattern, lambda: stop() or time.monotonic() > deadline)
+        found.more_files = more
         if found.counts or found.stopped or self.index is None:
             return self.written(args, where, found)
         return self.missed(args, where, found, {e.path for e in entries})
@@ -176,11 +178,13 @@ class Search:
                 break
         return found
 
-    def files(self, where: str) -> list[Entry]:
-        """The files a search covers: a folder's (the root's by default), or the one file named."""
+    def files(self, where: str, matches: Callable[[str], bool] | None) -> tuple[list[Entry], bool]:
+        """The files a search covers, a folder's (the root's by default; those `matches` takes) or the one file
+        named, and whether the folder holds more than MAX_FILES of them."""
         if self.workspace.is_folder(where):
-            return self.workspace.entries(MAX_FILES, under=where)[0]
-        return [Entry("/".join(self.workspace.folder_parts(where)), 0)]
+            walked = self.workspace.walk(MAX_FILES, under=where, match=matches)
+            return walked.entries, walked.more
+        return [Entry("/".join(self.workspace.folder_parts(where)), 0)], False
 
     def search_file(self, entry: Entry, pattern: Any, found: Found, over: Callable[[], bool]) -> None:
         try:
@@ -310,6 +314,8 @@ def skipped(found: Found) -> str:
         parts.append(f"{plural(found.unreadable, 'file')} could not be read")
     if found.partial:
         parts.append(f"{plural(found.partial, 'file')} searched in their first {MAX_FILE_BYTES >> 20} MB only")
+    if found.more_files:
+        parts.append(f"the folder holds more than {MAX_FILES:,} files: the first by path were searched")
     return "".join(f"; {part}" for part in parts)
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,43 @@ def test_a_file_the_process_may_not_open_is_a_permanent_error() -> None:
         assert read_in_child(root, "locked.txt") == "permanent: permission denied: locked.txt"
     finally:
         shutil.rmtree(root)
+
+
+def test_a_tree_broader_than_the_descriptor_limit_is_walked_whole(tmp_path: Path) -> None:
+    """3,000 folders of one file each under a limit of 256 open descriptors: every file is walked, none is
+    taken for a link (a folder waiting its turn holds no descriptor)."""
+    for index in range(3000):
+        (tmp_path / f"d{index:04d}").mkdir()
+        (tmp_path / f"d{index:04d}" / "f.txt").write_text("x")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    try:
+        walked = Workspace(tmp_path).walk(limit=100_000)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert len(walked.entries) == 3000 and walked.skipped == 0 and not walked.more
+
+
+def test_nested_ignore_files_of_many_rules_cost_a_bounded_time(tmp_path: Path) -> None:
+    folder = tmp_path
+    for depth in range(10):
+        folder = folder / f"level{depth}"
+        folder.mkdir()
+        (folder / ".gitignore").write_text("".join(f"pattern{depth}_{i}*.tmp\n" for i in range(1000)))
+    for index in range(500):
+        (folder / f"file{index}.txt").write_text("x")
+    began = time.monotonic()
+    walked = Workspace(tmp_path).walk(limit=100_000)
+    assert len([e for e in walked.entries if e.path.endswith(".txt")]) == 500 and time.monotonic() - began < 10
+
+
+def test_past_its_limit_a_walk_says_there_are_more_and_a_glob_reaches_past_it(tmp_path: Path) -> None:
+    for index in range(120):
+        (tmp_path / f"f{index:03d}.txt").write_text("x")
+    (tmp_path / "z_last.md").write_text("x")
+    space = Workspace(tmp_path)
+    walked = space.walk(limit=100)
+    assert walked.more and [e.path for e in walked.entries] == [f"f{i:03d}.txt" for i in range(100)]
+    assert [e.path for e in space.walk(limit=100, match=lambda p: p.endswith(".md")).entries] == ["z_last.md"]
+    assert not space.walk(limit=1000).more
+    assert space.walk(limit=1000, over=lambda: True).stopped
