@@ -26,3 +26,14 @@ def scrubbed(value: Any) -> Any:
     if isinstance(value, dict):
         return {scrubbed(key): scrubbed(item) for key, item in value.items()}
     return value
+
+
+# what a terminal acts on rather than shows: C0 controls but the line break and the tab, DEL, C1 controls (an
+# escape sequence, a bell, OSC 52 that sets the clipboard), the line and paragraph separators, bidi controls
+UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def for_terminal(text: str) -> str:
+    """Text a person's terminal shows as it is: what a terminal would act on is written as an escape (`\\x1b`)."""
+    return UNSHOWABLE.sub(lambda m: f"\\x{ord(m.group(0)):02x}" if ord(m.group(0)) < 0x100 else
+                          f"\\u{ord(m.group(0)):04x}", text)  # fmt: skip

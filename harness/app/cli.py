@@ -41,6 +41,7 @@ from harness.core.options import MAX_REPLY_TOKENS
 from harness.core.state import RunState
 from harness.errors import ConfigError, HarnessError, StateError
 from harness.prompts import FOR_TOOLS
+from wire.text import for_terminal
 from wire.types import ToolCall
 
 EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exceeded": 4, "interrupted": 5}
@@ -215,7 +216,8 @@ class Console:
     def write(self, event: TraceEvent) -> None:
         line = self.describe(event)
         if line:
-            print(f"[t+{(time.monotonic() - self.began) * 1000:,.0f} ms] {line}", file=sys.stderr, flush=True)
+            stamp = f"[t+{(time.monotonic() - self.began) * 1000:,.0f} ms]"
+            print(f"{stamp} {for_terminal(line)}", file=sys.stderr, flush=True)
 
     @staticmethod
     def describe(event: TraceEvent) -> str | None:
@@ -295,7 +297,7 @@ async def drive(state: RunState, store: FileStore, args: argparse.Namespace, spa
 def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> int:
     facts = RunSummary.of(state, wall_ms)
     if state.answer is not None:
-        print(state.answer)
+        print(for_terminal(state.answer))
     line = (
         f"turns={state.turns} tools={len(state.tool_runs)} in={state.usage.prompt_tokens:,} "
         f"out={state.usage.completion_tokens:,} cost={state.usage.cost_text()} ms={wall_ms:,.0f} status={state.status}"
@@ -371,7 +373,7 @@ def command_show(args: argparse.Namespace) -> int:
     for message in state.messages:
         asked = cast(list[ToolCall], message.get("tool_calls", []))
         calls = ", ".join(f"{c['function']['name']}({c['function']['arguments']}) [{c['id']}]" for c in asked)
-        print(f"{message['role']:>9}: {message.get('content') or ''}{calls}")
+        print(for_terminal(f"{message['role']:>9}: {message.get('content') or ''}{calls}"))
     print(f"status={state.status} reason={state.reason} turns={state.turns} cost={state.usage.cost_text()}")
     return 0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import WorkspaceIndex
 from harness.tools.patterns import glob_matcher
-from harness.tools.views import described, output_chars, window
+from harness.tools.views import described, named, output_chars, window
 
 PATH_ONLY: Mapping[str, Any] = {
     "type": "object",
@@ -172,7 +171,7 @@ def own_files(left_out: list[Entry], level: int) -> list[str]:
     names: list[str] = []
     room = TOP_ROOM - len(head) - 40
     for entry in own:
-        name = f"{shown(entry.path)} ({entry.size:,} bytes)"
+        name = f"{named(entry.path)} ({entry.size:,} bytes)"
         if room - len(name) - 2 < 0:
             break
         names.append(name)
@@ -194,8 +193,8 @@ def leading(ordered: list[Entry], order: str) -> str:
     first = tied[0]
     value = f"changed {changed(first.modified)}" if timed else f"{first.size:,} bytes"
     if len(tied) == 1:
-        return f"the {order} is {shown(first.path)} ({value})"
-    names = ", ".join(shown(e.path) for e in tied[:MOST_LEADERS])
+        return f"the {order} is {named(first.path)} ({value})"
+    names = ", ".join(named(e.path) for e in tied[:MOST_LEADERS])
     more = f" and {len(tied) - MOST_LEADERS:,} more" if len(tied) > MOST_LEADERS else ""
     return f"the {order} are {len(tied):,} files ({value} each): {names}{more}"
 
@@ -207,16 +206,10 @@ def changed(modified: float) -> str:
 def line_of(entry: Entry, order: str) -> str:
     """A file's listing line: its path and size, and when it last changed in an order by time."""
     when = f", changed {changed(entry.modified)}" if order in TIMED else ""
-    return f"{shown(entry.path)} ({entry.size:,} bytes{when})"
+    return f"{named(entry.path)} ({entry.size:,} bytes{when})"
 
 
 TIMED = frozenset(("newest", "oldest"))
-
-
-def shown(path: str) -> str:
-    """A path as one listing line: a name holding anything unprintable (a newline, an escape code) is written as
-    a JSON string, escapes and all, so it can add no line of its own and can still be passed back as a path."""
-    return path if path.isprintable() and not path.startswith('"') else json.dumps(path)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from harness.fs.sniff import binary_kind
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import WorkspaceIndex
 from harness.tools.patterns import glob_matcher, search_pattern
-from harness.tools.views import output_chars
+from harness.tools.views import named, output_chars
 
 MAX_FILE_BYTES = 4 << 20
 MAX_FILES = 100_000
@@ -154,10 +154,7 @@ class Search:
             if passage.path not in within:
                 continue
             for number, text in self.index.lines_of(passage, pattern, 1):
-                line = text.strip()
-                lines.append(
-                    f"{passage.path}:{number}: {line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + ' [...]'}"
-                )
+                lines.append(f"{named(passage.path)}:{number}: {clipped(text.strip())}")
                 shown.append(passage.path)
             if len(lines) >= RANKED_LINES or sum(map(len, lines)) > self.output_chars - 400:
                 break
@@ -252,7 +249,7 @@ class Search:
         shown: dict[str, None] = {}
         full: set[str] = set()  # files one of whose lines did not fit: the rest of them is left out too
         for path, number, text in ordered:
-            entry = f"{path}:{number}: {text}"
+            entry = f"{named(path)}:{number}: {text}"
             if path in full or used + len(entry) + 200 > self.output_chars:
                 full.add(path)
                 continue

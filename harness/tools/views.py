@@ -4,9 +4,17 @@ model's window."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 MAX_LINE_CHARS = 500  # a longer line is shown cut, saying so
+
+
+def named(path: str) -> str:
+    """A path as one line of a result shows it: a name holding anything unprintable (a line break, an escape code,
+    a bidi control) is written as a JSON string, escapes and all, so it can add no line of its own, forge no
+    other result, and can still be passed back as a path."""
+    return path if path.isprintable() and not path.startswith('"') else json.dumps(path)
 
 
 def described(path: str, kind: str, size: int) -> str:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.app.cli import default_state_dir
+from harness.app.cli import default_state_dir, report
 from harness.app.trace import read_trace
 from harness.core.config import ALL_TOOLS
+from harness.core.state import new_run
 from harness.errors import ToolError
 from harness.fs.workspace import Workspace
 from tests.conftest import ROOT, AppServer
@@ -199,3 +200,15 @@ def test_ctrl_c_during_a_search_of_a_huge_file_ends_the_run_at_once(
     pressed = time.monotonic()
     process.communicate(timeout=60)
     assert process.returncode == 5 and time.monotonic() - pressed < 5
+
+
+def test_an_answer_is_printed_without_what_a_terminal_would_act_on(capsys: pytest.CaptureFixture[str]) -> None:
+    state = new_run("q")
+    state.messages.append(
+        {"role": "assistant", "content": "done\x1b[2J\x1b]52;c;ZXZpbA==\x07 \u202eevil\x00\nline two"}
+    )
+    state.status = "completed"
+    report(state, 1.0, False, "st")
+    out = capsys.readouterr().out
+    assert out.startswith("done\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07 \\u202eevil\\x00\nline two\n")
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
