@@ -361,6 +361,14 @@ class Workspace:
                 walked.skipped += 1
         stack.extend((folder, rules) for folder in reversed(folders))  # popped in the order of their names
 
+    def holds(self, fd: int, name: str, path: str, data: bytes) -> bool:
+        """Whether the file holds exactly `data`; False when it cannot be read as it was (another writer replaced
+        it meanwhile: the write goes ahead, replacing the name whatever it now is)."""
+        try:
+            return self.same_content(fd, name, path, data)
+        except ToolError:
+            return False
+
     def same_content(self, fd: int, name: str, path: str, data: bytes) -> bool:
         file_fd, _ = self.open_regular(fd, name, path)
         with os.fdopen(file_fd, "rb") as handle:
@@ -378,7 +386,7 @@ class Workspace:
             if info is not None and not stat.S_ISREG(info.st_mode):
                 raise PermanentToolError(f"permission denied: {path} is not a regular file (a pipe, socket or device)")
             unchanged = info is not None and info.st_nlink == 1 and info.st_size == len(data)
-            if unchanged and self.same_content(fd, name, path, data):
+            if unchanged and self.holds(fd, name, path, data):
                 return False
             mode = stat.S_IMODE(info.st_mode) if info is not None else 0o644
             sweep(fd, f"{TEMP_PREFIX}{name}.")  # what an earlier write of this file left when it was killed
@@ -430,9 +438,27 @@ class Workspace:
 
 
 def sweep(fd: int, prefix: str) -> None:
-    """Remove the temp files of earlier writes (names starting with `prefix`) from the folder open at `fd`."""
+    """Remove the temp files earlier writes left (names starting with `prefix`) in the folder open at `fd`: those
+    of a process that is gone (a kill cut its write short), never one another writer is still writing."""
     with os.scandir(fd) as items:
-        stale = [item.name for item in items if item.name.startswith(prefix)]
+        stale = [item.name for item in items if item.name.startswith(prefix) and not writing(item.name)]
     for name in stale:
         with suppress(OSError):
             os.unlink(name, dir_fd=fd)
+
+
+def writing(name: str) -> bool:
+    """Whether the process a temp file's name names (`.harness-write-NAME.PID.NS`) is still alive."""
+    try:
+        pid = int(name.rsplit(".", 2)[-2])
+    except (ValueError, IndexError):
+        return False
+    if pid == os.getpid():
+        return True  # this process's own write in progress (a concurrent tool call)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -6,6 +6,7 @@ import os
 import resource
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -205,3 +206,27 @@ def test_past_its_limit_a_walk_says_there_are_more_and_a_glob_reaches_past_it(tm
     assert [e.path for e in space.walk(limit=100, match=lambda p: p.endswith(".md")).entries] == ["z_last.md"]
     assert not space.walk(limit=1000).more
     assert space.walk(limit=1000, over=lambda: True).stopped
+
+
+def test_two_writers_of_one_file_never_remove_each_others_temp_file(tmp_path: Path) -> None:
+    """Many concurrent writes of one file all land whole (no writer sweeps a live writer's temp file); the temp
+    file of a process that is gone is swept by the next write."""
+    (tmp_path / "a.txt").write_text("start")
+    gone = tmp_path / ".harness-write-a.txt.999999999.1"
+    gone.write_text("left by a killed writer")
+    space = Workspace(tmp_path)
+    errors: list[Exception] = []
+
+    def write(index: int) -> None:
+        try:
+            space.write_atomic("a.txt", f"writer {index}\n".encode() * 1000)
+        except Exception as exc:  # any failure of a concurrent write is the defect under test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(index,)) for index in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and (tmp_path / "a.txt").read_text().startswith("writer ")
+    assert not gone.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".harness-write-")]
