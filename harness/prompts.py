@@ -97,6 +97,14 @@ def shown_unread(slot: str) -> tuple[str, str] | None:
     return path, rest.rpartition("\n")[0]
 
 
+def changed_since(path: str, tool: str, holds: str) -> str:
+    """The slot of a change to a file that changed on disk since the run read it."""
+    return (
+        f"{NOT_RUN}: {path} changed on disk since you read it (someone saved it meanwhile), and {tool} would have "
+        f"overwritten that change. It holds now:\n{holds}\nMake the change again on this text if it is still wanted."
+    )
+
+
 def refused_again(path: str, tool: str, advice: str) -> str:
     """The slot of a change refused for want of reading, made again unchanged after the file was shown."""
     return f"{NOT_RUN}: this {tool} call is the one not run above, made again; it would change {path} unseen. {advice}"

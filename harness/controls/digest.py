@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, NotYet, RunContext, Turn
 from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
-from harness.controls.read_first import ReadsOneFile
+from harness.controls.read_first import ChangesWorkspace, ReadsOneFile
 from harness.controls.read_first import shown as shown_file
 from harness.core.policy import ERROR
 from harness.core.protocols import ModelReply, ModelRequest, Tool
@@ -169,13 +169,6 @@ def reader_of(run: RunContext) -> Reader | None:
     readers = [Reader(t.name, t.path_parameter, t.workspace) for t in run.tools if t.read_only
                and isinstance(t, ReadsOneFile)]  # fmt: skip
     return readers[0] if len(readers) == 1 else None
-
-
-@runtime_checkable
-class ChangesWorkspace(Protocol):
-    """A tool that changes the files of a workspace."""
-
-    workspace: Workspace
 
 
 CONTENT_LINES = 3  # an answer of fewer non-empty lines says something of a file; it does not give its content

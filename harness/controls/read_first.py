@@ -13,9 +13,10 @@ from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Workspace
-from harness.prompts import read_first, refused_again
+from harness.prompts import changed_since, read_first, refused_again
 from harness.tools.files import MAX_READ_BYTES
 from harness.tools.views import described, window
+from harness.tools.writes import digest_of
 from wire.types import ToolCall
 
 
@@ -33,6 +34,13 @@ class ChangesWhatItRead(Protocol):
 
 
 @runtime_checkable
+class ChangesWorkspace(Protocol):
+    """A tool over a workspace (whose results say which files it changed)."""
+
+    workspace: Workspace
+
+
+@runtime_checkable
 class ReadsOneFile(Protocol):
     """A read-only tool whose `path_parameter` names the one file it shows."""
 
@@ -44,6 +52,7 @@ class ReadsOneFile(Protocol):
 class Known:
     paths: dict[str, str] = field(default_factory=dict)  # a file read, changed or shown -> the call that first did
     refused: list[str] = field(default_factory=list)  # the signatures of the calls refused for want of reading
+    seen: dict[str, str | None] = field(default_factory=dict)  # a file -> its sha256 when the run last saw it
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,9 @@ class ReadFirst(Hooks):
     file whole. An edit made again runs: it changes only the text it quotes, and when that text is not in
     the file the tool says so, with the line most like it. What it has read, changed or been shown
     in an earlier reply it may change (a read in the same reply as the change had not been seen when the
-    change was written); a new file may be written unread; an append or a delete is not such a change."""
+    change was written); a new file may be written unread; an append or a delete is not such a change.
+    A file that changed on disk since the run last saw it (a person saved it meanwhile) is not replaced or
+    edited either: the slot says so and shows it as it is now, as Claude Code's Write refuses a stale file."""
 
     name: ClassVar[str] = "read_first"
 
@@ -69,10 +80,10 @@ class ReadFirst(Hooks):
         if path is not None and call_made in memory.refused and tool.replaces_whole:
             return refused_again(path, tool.name, tool.unread_advice(run.tools.names()))
         seen_by = memory.paths.get(key or "")
-        if path is None or key is None or (seen_by and seen_by not in batch_of(run, call)):
+        if path is None or key is None or not tool.workspace.exists(path):
             return None
-        if not tool.workspace.exists(path):
-            return None
+        if seen_by and seen_by not in batch_of(run, call):
+            return self.stale(run, tool, path, key, memory)
         try:
             holds = shown(tool.workspace, path)
         except ToolError:
@@ -83,11 +94,28 @@ class ReadFirst(Hooks):
         slot = read_first(path, tool.name, holds, tool.unread_advice(run.tools.names()))
         return ToolResult(slot, Shown("lines", (key,)))  # it shows the file, as a read would
 
+    def stale(self, run: RunContext, tool: ChangesWhatItRead, path: str, key: str, known: Known) -> ToolResult | None:
+        name = getattr(tool, "name", "the change")
+        """The slot of a change to a file that changed on disk since the run last saw it, or None (it did not)."""
+        if key not in known.seen or digest_of(tool.workspace, path) == known.seen[key]:
+            return None
+        try:
+            holds = shown(tool.workspace, path)
+        except ToolError:
+            return None
+        with self.remember(run, Known) as memory:
+            memory.seen[key] = digest_of(tool.workspace, path)  # shown now: a change made again may go ahead
+        return ToolResult(changed_since(path, name, holds), Shown("lines", (key,)))
+
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None:
         if not ok:
             return
+        if result.shown.kind == "changed" and isinstance(tool, ChangesWorkspace):  # the run's own change
+            with self.remember(run, Known) as memory:
+                for changed in result.shown.paths:
+                    memory.seen[changed] = digest_of(tool.workspace, changed)
         if isinstance(tool, ReadsOneFile) and tool.read_only:
             path = args.get(tool.path_parameter)
         elif isinstance(tool, ChangesWhatItRead):
@@ -98,6 +126,10 @@ class ReadFirst(Hooks):
         if key is not None:
             with self.remember(run, Known) as memory:
                 memory.paths.setdefault(key, call["id"])
+                try:
+                    memory.seen[key] = digest_of(tool.workspace, key)
+                except ToolError:
+                    memory.seen.pop(key, None)
 
 
 def known_as(workspace: Workspace, path: object) -> str | None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from harness.controls.base import RunContext
 from harness.controls.read_first import ReadFirst
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.protocols import Tool
+from harness.core.results import ToolResult
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
 from harness.prompts import read_first
@@ -15,7 +19,7 @@ from harness.tools.files import DeleteFile, ReadFile
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 from tests.harness.controls.support import answering
 from tests.harness.helpers import calls
-from wire.types import Message
+from wire.types import Message, ToolCall
 
 
 def tools(workspace: Path) -> Registry:
@@ -177,3 +181,27 @@ async def test_a_read_in_the_same_reply_as_the_change_was_not_seen_when_the_chan
     assert out[1].startswith("Not run: settings.ini exists and you had not read it") and out[2].startswith("Added")
     assert out[3].startswith("Edited settings.ini")  # the read's result was seen before this reply
     assert (workspace / "settings.ini").read_text() == "[server]\nport = 2\nhost = x\nport = 2\n"
+
+
+async def test_a_file_changed_on_disk_since_it_was_read_is_not_overwritten(workspace: Path) -> None:
+    """A person saves the file between the model's read and its write: the write is refused and shows the file as
+    it is now; made again, knowing it, it runs."""
+    (workspace / "notes.md").write_text("first draft\n")
+    model, _ = answering(
+        calls(("r", "read_file", {"path": "notes.md"})),
+        calls(("w1", "write_file", {"path": "notes.md", "content": "model's text\n"})),
+        calls(("w2", "write_file", {"path": "notes.md", "content": "model's text\n"})),
+        "Done.",
+    )
+
+    class SavesMeanwhile(ReadFirst):
+        def after_call(self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult,
+                       ok: bool) -> None:  # fmt: skip
+            super().after_call(run, call, tool, args, result, ok)
+            if call["id"] == "r":
+                (workspace / "notes.md").write_text("the person's edit\n")
+
+    result = await run(new_run("Rewrite notes.md."), tools(workspace), RunOptions(model, controls=[SavesMeanwhile()]))
+    out = results(result.messages)
+    assert out[1].startswith("Not run: notes.md changed on disk since you read it") and "the person's edit" in out[1]
+    assert out[2].startswith("Wrote") and (workspace / "notes.md").read_text() == "model's text\n"
