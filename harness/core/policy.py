@@ -56,8 +56,10 @@ def fingerprint(arguments: object) -> str:
 
 
 def signature(name: str, arguments: object) -> str:
-    """Identity of a call for de-duplication: the tool and its canonical arguments (not the call id)."""
-    return f"{name}:{canonical(arguments)}"
+    """Identity of a call for de-duplication: the tool and a digest of its canonical arguments (not the call id;
+    not the arguments themselves, which a write's content makes as large as a file, and which the state keeps
+    once already, in the transcript)."""
+    return f"{name}:{fingerprint(arguments)[:32]}"
 
 
 def may_reuse(dedupe: Dedupe, read_only: bool) -> bool:

@@ -15,6 +15,7 @@ from harness.controls.repeat_guard import RepeatGuard
 from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.policy import signature
 from harness.core.state import new_run
 from harness.errors import StateError
 from harness.fs.workspace import Workspace
@@ -61,7 +62,7 @@ async def test_the_guard_remembers_across_a_stop_and_a_resume(tmp_path: Path) ->
     assert first.status == "max_turns_exceeded" and probe.runs == [{"x": 1}]
     saved = store.load(first.run_id)
     guard = saved.controls["repeat_guard"]
-    assert guard["repeats"] == 1 and list(guard["seen"]) == ['probe:{"x":1}']
+    assert guard["repeats"] == 1 and list(guard["seen"]) == [signature("probe", {"x": 1})]
     model, seen = answering("It is 7.")
     again = await run(
         replace(saved, limits=Limits(max_turns=4)), Registry([probe]), RunOptions(model, controls=controls)

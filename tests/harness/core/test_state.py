@@ -55,3 +55,32 @@ def test_pending_is_the_last_batch_s_calls_without_a_result() -> None:
     assert [c["id"] for c in pending(run_state.messages)] == ["b"]
     run_state.messages.append({"role": "tool", "tool_call_id": "b", "content": "y"})
     assert pending(run_state.messages) == []
+
+
+async def test_a_runs_state_keeps_a_writes_content_once(tmp_path: Path) -> None:
+    """Forty writes of 900 KB: the state holds each content once (in the transcript), not again in its caches."""
+    from harness.app.client import FunctionModel
+    from harness.controls import TINY, build
+    from harness.core.limits import Limits
+    from harness.core.loop import run
+    from harness.core.options import RunOptions
+    from harness.core.protocols import ModelReply, ModelRequest
+    from harness.core.state import new_run
+    from harness.fs.workspace import Workspace
+    from harness.tools.base import Registry
+    from harness.tools.writes import WriteFile
+    from tests.harness.helpers import calls
+    from wire.types import usage_of
+
+    content = "x" * 900_000
+    replies = [calls((f"w{i}", "write_file", {"path": f"f{i}.txt", "content": content})) for i in range(40)]
+
+    def reply(request: ModelRequest) -> ModelReply:
+        index = sum(1 for m in request.messages if m["role"] == "assistant")
+        message = replies[index] if index < len(replies) else {"role": "assistant", "content": "done"}
+        return ModelReply(message, usage_of(10, 10), "tool_calls" if index < len(replies) else "stop")
+
+    tools = Registry([WriteFile(Workspace(tmp_path), needs_approval=False, max_bytes=1_000_000)])
+    limits = Limits(max_turns=50)
+    state = await run(new_run("write", limits=limits), tools, RunOptions(FunctionModel(reply), controls=build(TINY)))
+    assert state.status == "completed" and len(state.to_json()) < 40 * 900_000 * 1.2
