@@ -40,10 +40,11 @@ class InvalidRequest(APIError):
 class ContextLengthExceeded(InvalidRequest):
     code = "context_length_exceeded"
 
-    def __init__(self, context: int, prompt: int) -> None:
+    def __init__(self, context: int, prompt: int, whole: bool = True) -> None:
+        counted = f"{prompt}" if whole else f"more than {context}"  # a prompt past the window is not read whole
         super().__init__(
             # OpenAI's sentence, with "prompt is too long": the words litellm and langchain-openai both look for
-            f"This model's maximum context length is {context} tokens. However, your messages resulted in {prompt} "
+            f"This model's maximum context length is {context} tokens. However, your messages resulted in {counted} "
             "tokens: the prompt is too long. Please reduce the length of the messages.",
             param="messages",
         )

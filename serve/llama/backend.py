@@ -154,9 +154,10 @@ class LlamaBackend:
         if request.top_logprobs and not request.logprobs:
             raise InvalidRequest("top_logprobs needs logprobs: true", param="top_logprobs")
         parts = prompt_parts(self.template, request, list(request.tools or []), self.specials)
-        prompt = await anyio.to_thread.run_sync(self.engine.tokenize_parts, parts)
-        if len(prompt) >= self.engine.context:
-            raise ContextLengthExceeded(self.engine.context, len(prompt))
+        context = self.engine.context
+        prompt = await anyio.to_thread.run_sync(self.engine.tokenize_parts, parts, context)
+        if len(prompt) >= context:
+            raise ContextLengthExceeded(context, len(prompt), whole=len(prompt) == context)
         room = self.engine.context - len(prompt)
         default = FORCED_CALL_TOKENS if constrains_a_call(request) else room
         limit = min(request.completion_limit() or default, room)

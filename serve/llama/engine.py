@@ -12,6 +12,7 @@ llama.cpp aborts the process on a failed assertion, so every call here is checke
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -224,9 +225,26 @@ class Engine:
                 raise EngineError(f"tokenizing needed {-count} slots, more than the {room} given")
             return list(buffer[:count])
 
-    def tokenize_parts(self, parts: Sequence[tuple[str, bool]]) -> list[int]:
-        """Tokens of text given in parts, each with whether special-token text in it may become a special token."""
-        return [token for text, special in parts if text for token in self.tokenize(text, special)]
+    def tokenize_parts(self, parts: Sequence[tuple[str, bool]], limit: int | None = None) -> list[int]:
+        """Tokens of text given in parts, each with whether special-token text in it may become a special token.
+        With `limit`, it stops once the tokens pass it (the caller refuses such a prompt; what it reads need not
+        be read whole): before a part whose bytes alone are more than `limit` tokens could hold, and after the
+        part that passes it."""
+        tokens: list[int] = []
+        for text, special in parts:
+            if not text:
+                continue
+            if limit is not None and len(text.encode("utf-8")) > (limit - len(tokens)) * self.longest_piece:
+                return tokens + [0] * (limit + 1 - len(tokens))  # more than `limit`, known without tokenizing
+            tokens += self.tokenize(text, special)
+            if limit is not None and len(tokens) > limit:
+                return tokens
+        return tokens
+
+    @functools.cached_property
+    def longest_piece(self) -> int:
+        """The most bytes one token of the vocabulary stands for: a text of N bytes is at least N / this tokens."""
+        return max(1, max(len(self.piece(token)) for token in range(self.n_vocab)))
 
     def piece(self, token: int) -> bytes:
         """The bytes one token stands for (special tokens as their text)."""

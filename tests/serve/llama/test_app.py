@@ -339,6 +339,17 @@ def test_a_prompt_longer_than_the_context_is_a_400_in_openais_words_stream_or_no
         assert error["message"].startswith("This model's maximum context length is 1024 tokens. However, your")
 
 
+def test_a_prompt_of_megabytes_is_refused_without_reading_it_whole_and_the_server_stays_quick(llama: Server) -> None:
+    """3.5 MB of prompt against a 1,024-token window: the 400 comes without tokenizing it all (a text of N bytes
+    is at least N over the longest token's bytes), and /health answers meanwhile."""
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "log line with words 12345 " * 140_000}]}
+    began = time.monotonic()
+    response = httpx.post(f"{llama.base_url}/chat/completions", json=body, timeout=120)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "context_length_exceeded"
+    assert "more than 1024 tokens" in response.json()["error"]["message"] and time.monotonic() - began < 20
+    assert httpx.get(f"{llama.url}/health", timeout=5).status_code == 200
+
+
 def test_tokenize_detokenize_and_metrics(llama: Server) -> None:
     body = {"model": MODEL, "messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 4}
     assert httpx.post(f"{llama.base_url}/chat/completions", json=body, timeout=60).status_code == 200
