@@ -41,7 +41,7 @@ from harness.core.options import MAX_REPLY_TOKENS
 from harness.core.state import RunState
 from harness.errors import ConfigError, HarnessError, StateError
 from harness.prompts import FOR_TOOLS
-from wire.text import for_terminal
+from wire.text import LONE_SURROGATE, for_terminal
 from wire.types import ToolCall
 
 EXIT_CODES = {"completed": 0, "failed": 1, "max_turns_exceeded": 3, "budget_exceeded": 4, "interrupted": 5}
@@ -318,7 +318,18 @@ def report(state: RunState, wall_ms: float, as_json: bool, state_dir: str) -> in
     return EXIT_CODES[state.status]
 
 
+def checked_question(prompt: str) -> str:
+    """The question as asked: refused when empty, or when it is not valid UTF-8 (an argument the shell passed
+    in another encoding reaches Python with its bad bytes as lone surrogates)."""
+    if not prompt.strip():
+        raise ConfigError('the question is empty: say what to ask, e.g. harness run "Which file mentions a timeout?"')
+    if LONE_SURROGATE.search(prompt):
+        raise ConfigError("the question is not valid UTF-8: write it in UTF-8 (check the terminal's encoding)")
+    return prompt
+
+
 def command_run(args: argparse.Namespace) -> int:
+    args.prompt = checked_question(args.prompt)
     store = FileStore(args.state_dir)
     limits = Limits(args.max_turns, args.max_budget_usd, args.max_tool_calls, args.timeout, args.context_tokens)
     run_id = check_run_id(args.run_id) if args.run_id else None

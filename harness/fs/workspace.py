@@ -12,8 +12,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -21,7 +23,6 @@ from pathlib import Path
 
 from harness.errors import ConfigError, PermanentToolError, ToolError
 from harness.fs.ignore import Rule, ignored, rules_of
-from wire.text import LONE_SURROGATE
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_PREFIX = ".harness-write-"  # a write's temp file: never listed, never read, swept by the next write
@@ -58,10 +59,15 @@ def folder_identity(folder: Path) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
 
+# a lone surrogate other than those Python decodes a file name's undecodable bytes to (U+DC80-U+DCFF): a name
+# the listing wrote with such bytes is passed back, and read, as the bytes it has on disk
+FOREIGN_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
 def check_text(path: str) -> None:
-    if "\x00" in path or LONE_SURROGATE.search(path):
+    if "\x00" in path or FOREIGN_SURROGATE.search(path):
         raise ToolError("a path may not contain a NUL byte or an invalid character")
-    if len(path.encode()) > MAX_PATH_BYTES:
+    if len(os.fsencode(path)) > MAX_PATH_BYTES:
         raise ToolError(f"the path is longer than {MAX_PATH_BYTES} bytes")
 
 
@@ -106,7 +112,7 @@ class Workspace:
             raise ToolError(f"{path} is not allowed: '..' would leave the workspace")
         if not parts:
             raise ToolError(f"{path} names the workspace itself; name a file inside it")
-        if any(len(part.encode()) > MAX_NAME_BYTES for part in parts):
+        if any(len(os.fsencode(part)) > MAX_NAME_BYTES for part in parts):
             raise ToolError(f"a name in {path} is longer than {MAX_NAME_BYTES} bytes")
         if parts[-1].startswith(TEMP_PREFIX):
             raise ToolError(f"no such file: {path}. Call list_files to see what exists.")
@@ -388,7 +394,12 @@ class Workspace:
             unchanged = info is not None and info.st_nlink == 1 and info.st_size == len(data)
             if unchanged and self.holds(fd, name, path, data):
                 return False
-            mode = stat.S_IMODE(info.st_mode) if info is not None else 0o644
+            if info is not None and not info.st_mode & stat.S_IWUSR:
+                raise PermanentToolError(f"permission denied: {path} is read-only; it was not changed")
+            if info is None:
+                self.refuse_other_form(fd, name, path)
+            # a new file is never made set-user-ID or set-group-ID, whatever the one it replaces was
+            mode = stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID) if info is not None else 0o644
             sweep(fd, f"{TEMP_PREFIX}{name}.")  # what an earlier write of this file left when it was killed
             temp = f"{TEMP_PREFIX}{name}.{os.getpid()}.{time.monotonic_ns()}"
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -405,6 +416,19 @@ class Workspace:
                     os.unlink(temp, dir_fd=fd)
                 raise self.explain(exc, path) from exc
         return True
+
+    @staticmethod
+    def refuse_other_form(fd: int, name: str, path: str) -> None:
+        """A new file whose name is an existing one's in another Unicode form (NFC and NFD spell `é` apart) is not
+        made beside it: a person sees one name twice, and tools would read one and write the other."""
+        wanted = unicodedata.normalize("NFC", name)
+        if wanted == name and name.isascii():
+            return
+        with os.scandir(fd) as items:
+            for item in items:
+                if item.name != name and unicodedata.normalize("NFC", item.name) == wanted:
+                    raise ToolError(f"{path} is written {item.name!r} in this folder (the same name in another "
+                                    "Unicode form): use that name")  # fmt: skip
 
     def entry(self, path: str) -> Entry | None:
         """The file at the path as a listing gives it (None when nothing is there), reached without following

@@ -150,8 +150,10 @@ class AppendFile(ChangesOneFile):
         if not content.strip("\n"):
             raise ToolError("content is empty: give the text to add at the end of " + path)
         old = await asyncio.to_thread(self.text_or_nothing, path)
-        ending = "\n" if old.endswith("\n") and not content.endswith("\n") else ""
-        updated = old + ("\n" if old and not old.endswith("\n") else "") + content + ending
+        _, content = line_endings(old, "", content)
+        newline = "\r\n" if "\r\n" in content or old.endswith("\r\n") else "\n"
+        ending = newline if old.endswith("\n") and not content.endswith("\n") else ""
+        updated = old + (newline if old and not old.endswith("\n") else "") + content + ending
         existed = await asyncio.to_thread(self.workspace.exists, path)
         self.landing(ctx, path, old.encode("utf-8") if existed else None, updated.encode("utf-8"))
         size = await asyncio.to_thread(rewrite, self.workspace, path, updated, self.max_bytes)
@@ -204,8 +206,9 @@ class EditFile(ChangesOneFile):
         if old == new:
             raise ToolError("old_text and new_text are the same, so nothing would change: new_text is what old_text "
                             "becomes")  # fmt: skip
-        numbered = numbering(path)
-        if old not in text and numbered.search(old):  # copied from a window or a search, numbers and all
+        old, new = line_endings(text, old, new)
+        if old not in text and numbered_as_in(text, path, old):  # copied from a window or a search, numbers and all
+            numbered = numbering(path)
             old, new = numbered.sub("", old), numbered.sub("", new)
         count = text.count(old)
         if count == 0:
@@ -269,6 +272,34 @@ def rewrite(workspace: Workspace, path: str, text: str, max_bytes: int) -> int:
         raise ToolError(f"the file would be {len(data):,} bytes; the limit is {max_bytes:,} bytes")
     workspace.write_atomic(path, data)
     return len(data)
+
+
+def numbered_as_in(text: str, path: str, old: str) -> bool:
+    """Whether every line of `old` is a line of the file after its number, as a window or a search shows it
+    (`7: port = 1`, `a.ini:7: port = 1`); a text that only begins like a number (`2: x`) is not."""
+    lines = text.split("\n")
+    found = [numbering(path).match(line) for line in old.split("\n") if line.strip()]
+    if not found or not all(found):
+        return False
+    for line in (line for line in old.split("\n") if line.strip()):
+        head = numbering(path).match(line)
+        assert head is not None
+        number = int(head.group(0).rstrip(": ").rsplit(":", 1)[-1])
+        if not (0 < number <= len(lines) and lines[number - 1].rstrip("\r") == line[head.end() :].rstrip("\r")):
+            return False
+    return True
+
+
+def line_endings(text: str, old: str, new: str) -> tuple[str, str]:
+    """old_text and new_text with the file's line endings: a file of CRLF lines is matched and edited in CRLF
+    (a model copies lines without their `\r`, and its new lines would end the file's lines two ways)."""
+    if "\r\n" not in text or text.count("\r\n") < text.count("\n") // 2:
+        return old, new
+    return (crlf(old) if old not in text else old), crlf(new)
+
+
+def crlf(value: str) -> str:
+    return value.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 def numbering(path: str) -> re.Pattern[str]:

@@ -212,3 +212,13 @@ def test_an_answer_is_printed_without_what_a_terminal_would_act_on(capsys: pytes
     out = capsys.readouterr().out
     assert out.startswith("done\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07 \\u202eevil\\x00\nline two\n")
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+
+
+@pytest.mark.parametrize(("question", "said"), [("   ", "the question is empty"),
+                                                ("caf\udce9?", "the question is not valid UTF-8")])  # fmt: skip
+def test_an_empty_or_undecodable_question_is_refused_in_a_sentence(
+    scripted: AppServer, workspace: Path, tmp_path: Path, question: str, said: str
+) -> None:
+    refused = harness("run", question, *base(scripted, workspace, tmp_path, "plan"))
+    assert refused.returncode == 2 and said in refused.stderr and "Traceback" not in refused.stderr
+    assert not (tmp_path / "st").exists() or not list((tmp_path / "st").glob("*.json"))

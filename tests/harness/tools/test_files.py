@@ -4,6 +4,7 @@ described, listings that fit and say how to narrow."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from pathlib import Path
@@ -175,3 +176,12 @@ def test_a_name_the_listing_writes_as_json_is_read_back_as_written(tmp_path: Pat
     assert read(tmp_path, path=name) == "the odd one\n"
     with pytest.raises(ToolError, match="no such file"):
         read(tmp_path, path='"missing.txt"')
+
+
+def test_a_name_that_is_not_utf8_is_listed_quoted_and_read_back(tmp_path: Path) -> None:
+    with open(os.path.join(os.fsencode(tmp_path), b"bad\xffname.txt"), "wb") as handle:
+        handle.write(b"hello\n")
+    out = listing(tmp_path)
+    quoted = json.dumps("bad\udcffname.txt")
+    assert quoted in out
+    assert read(tmp_path, path=quoted) == "hello\n"

@@ -404,3 +404,41 @@ async def test_a_large_edit_and_a_near_miss_on_a_long_file_answer_in_bounded_tim
         await asyncio.wait_for(
             tool.run({"path": "g.txt", "old_text": "entry 17: valeu 119", "new_text": "x"}, context()), timeout=10
         )
+
+
+async def test_a_crlf_file_keeps_its_line_endings_through_an_append_and_an_edit(workspace: Path) -> None:
+    (workspace / "w.ini").write_bytes(b"[a]\r\nport = 1\r\n")
+    await AppendFile(Workspace(workspace)).run({"path": "w.ini", "content": "host = x\nmode = y"}, context())
+    await EditFile(Workspace(workspace)).run({"path": "w.ini", "old_text": "port = 1\nhost = x", "new_text":
+                                              "port = 2\nhost = z"}, context())  # fmt: skip
+    assert (workspace / "w.ini").read_bytes() == b"[a]\r\nport = 2\r\nhost = z\r\nmode = y\r\n"
+
+
+async def test_a_read_only_file_is_not_replaced_and_a_replaced_file_loses_set_user_id(workspace: Path) -> None:
+    (workspace / "ro.txt").write_text("keep")
+    (workspace / "ro.txt").chmod(0o444)
+    with pytest.raises(ToolError, match="is read-only"):
+        await WriteFile(Workspace(workspace)).run({"path": "ro.txt", "content": "new"}, context())
+    assert (workspace / "ro.txt").read_text() == "keep"
+    (workspace / "tool.sh").write_text("echo")
+    (workspace / "tool.sh").chmod(0o4755)
+    await WriteFile(Workspace(workspace)).run({"path": "tool.sh", "content": "echo new"}, context())
+    assert (workspace / "tool.sh").stat().st_mode & 0o7777 == 0o755
+
+
+async def test_a_name_in_another_unicode_form_is_not_made_beside_the_existing_one(workspace: Path) -> None:
+    (workspace / "caf\u0065\u0301.txt").write_text("nfd")  # é as e and a combining accent
+    with pytest.raises(ToolError, match="the same name in another Unicode form"):
+        await WriteFile(Workspace(workspace)).run({"path": "caf\u00e9.txt", "content": "nfc"}, context())
+    assert len(list(workspace.glob("caf*"))) == 1
+
+
+async def test_old_text_that_only_begins_like_a_number_is_not_taken_for_a_windows_line(workspace: Path) -> None:
+    (workspace / "n.txt").write_text("a\nx\nb\n2: x\n")
+    tool = EditFile(Workspace(workspace))
+    await tool.run({"path": "n.txt", "old_text": "2: x", "new_text": "2: y"}, context())
+    assert (workspace / "n.txt").read_text() == "a\nx\nb\n2: y\n"  # the line that says `2: x`, not line 2
+    await tool.run({"path": "n.txt", "old_text": "2: x", "new_text": "2: z"}, context())  # line 2 is `x`
+    assert (workspace / "n.txt").read_text() == "a\nz\nb\n2: y\n"
+    with pytest.raises(ToolError, match=r"old_text is not in n\.txt"):
+        await tool.run({"path": "n.txt", "old_text": "3: q", "new_text": "w"}, context())
