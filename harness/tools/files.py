@@ -80,15 +80,15 @@ class ListFiles:
     honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return await asyncio.to_thread(self.listing, args)
+        return await asyncio.to_thread(self.listing, args, lambda: ctx.signal.is_set)
 
-    def listing(self, args: dict[str, Any]) -> ToolResult:
+    def listing(self, args: dict[str, Any], stop: Callable[[], bool] | None = None) -> ToolResult:
         where = str(args.get("path") or ".")
         if not self.workspace.is_folder(where):
             path = "/".join(self.workspace.folder_parts(where))
             raise ToolError(f"{path} is a file, not a folder: call read_file with path {path} to see what it says")
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
-        walked = self.workspace.walk(MAX_LISTED, under=where, match=matches)
+        walked = self.workspace.walk(MAX_LISTED, under=where, match=matches, over=stop)
         entries = walked.entries
         scope = ("" if where in (".", "") else f" in {where}") + (
             f" matching {args['glob']}" if args.get("glob") else ""

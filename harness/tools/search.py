@@ -132,7 +132,7 @@ class Search:
         pattern = search_pattern(args.get("pattern"), regex)
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
         where = str(args.get("path") or ".")
-        entries, more = self.files(where, matches)
+        entries, more = self.files(where, matches, stop)
         deadline = time.monotonic() + self.seconds
         found = self.scan(entries, pattern, lambda: stop() or time.monotonic() > deadline)
         found.more_files = more
@@ -175,11 +175,13 @@ class Search:
                 break
         return found
 
-    def files(self, where: str, matches: Callable[[str], bool] | None) -> tuple[list[Entry], bool]:
+    def files(
+        self, where: str, matches: Callable[[str], bool] | None, stop: Callable[[], bool] = lambda: False
+    ) -> tuple[list[Entry], bool]:
         """The files a search covers, a folder's (the root's by default; those `matches` takes) or the one file
         named, and whether the folder holds more than MAX_FILES of them."""
         if self.workspace.is_folder(where):
-            walked = self.workspace.walk(MAX_FILES, under=where, match=matches)
+            walked = self.workspace.walk(MAX_FILES, under=where, match=matches, over=stop)
             return walked.entries, walked.more
         return [Entry("/".join(self.workspace.folder_parts(where)), 0)], False
 
