@@ -19,10 +19,10 @@ from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.registry import NO_ARGUMENTS, Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
 from harness.prompts import SYSTEM_PROMPT
-from harness.tools.base import NO_ARGUMENTS, Registry
 from harness.tools.catalogue import reading_tools
 from serve.scripted.backend import to_message
 from serve.scripted.scenarios import scenarios

@@ -27,11 +27,11 @@ from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply, ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
 from harness.prompts import SYSTEM_PROMPT
-from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from tests.harness.helpers import calls
 from wire.types import AssistantMessage, usage_of

@@ -43,11 +43,11 @@ from harness.controls import named
 from harness.core.config import NO_CONTROLS, RunConfig
 from harness.core.limits import Limits
 from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.registry import Registry
 from harness.core.results import as_result
 from harness.core.state import RunState
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
-from harness.tools.base import Registry
 from wire.types import AssistantMessage, Usage, choice_mode, choice_names
 
 MAX_TURNS = 12

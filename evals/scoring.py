@@ -19,8 +19,8 @@ from evals.languages import WORD_CHAR, Language, either, number_words, vocabular
 from evals.manifests import FAMILIES
 from evals.suite import Check
 from evals.truth import CHANGES, Truth, config_values, digests, read_text
+from harness.core.registry import Invalid, Registry
 from harness.core.state import RunState
-from harness.tools.base import Invalid, Registry
 from wire.types import canonical
 
 Failure = Literal[

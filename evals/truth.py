@@ -24,8 +24,8 @@ import re2
 from evals.manifests import FAMILIES, declared
 from evals.suite import Check
 from evals.symbols import symbols_of
+from harness.fs.patterns import glob_matcher
 from harness.fs.workspace import Workspace
-from harness.tools.patterns import glob_matcher
 
 MAX_TRUTH_BYTES = 1 << 20  # a check reads at most this much of a file
 VERSION = re2.compile(r"\b\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?\b")

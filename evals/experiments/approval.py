@@ -11,7 +11,7 @@ from harness.core.policy import rejection_text
 from harness.core.state import RunState
 
 PROMPT = "Tell me what is in this folder."
-Decision = tuple[str, Callable[[RunState], None], Callable[[str, str | None], str]]
+Decision = tuple[str, Callable[[RunState], object], Callable[[str, str | None], str]]
 DECISIONS: tuple[Decision, ...] = (
     ("approve", lambda state: approve(state, "c2"), rejection_text),
     ("reject with a reason", lambda state: reject(state, "c2", "keep every log"), rejection_text),

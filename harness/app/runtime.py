@@ -20,12 +20,12 @@ from harness.core.loop import run
 from harness.core.options import MAX_REPLY_TOKENS, RunOptions
 from harness.core.policy import ToolErrorPolicy
 from harness.core.protocols import Model, StateStore, TraceSink
+from harness.core.registry import Registry
 from harness.core.state import RunState, new_run
 from harness.core.stop import StopSignal
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
 from harness.prompts import FOR_TOOLS, ForTools, system_prompt
-from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
 
 

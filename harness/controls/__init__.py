@@ -4,7 +4,8 @@ Adding a control: a module here with a `Hooks` subclass (a name, its settings, t
 its class in `profiles.CONTROLS`. The loop calls the hook points in order and knows no control by name.
 """
 
-from harness.controls.base import Control, Hooks, NotYet, RunContext, Turn
+from harness.controls.base import Hooks
 from harness.controls.profiles import PROFILES, SMALL, TINY, build, choose, named
+from harness.core.turn import Control, NotYet, RunContext, Turn
 
 __all__ = ["PROFILES", "SMALL", "TINY", "Control", "Hooks", "NotYet", "RunContext", "Turn", "build", "choose", "named"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, batch_of
+from harness.controls.base import Hooks, batch_of
 from harness.core.protocols import Tool
+from harness.core.turn import RunContext
 from harness.prompts import change_alone
 from wire.types import ToolCall
 

@@ -7,9 +7,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, NotYet, RunContext, Turn, has_results
+from harness.controls.base import Hooks, has_results
 from harness.core.protocols import ModelReply, Tool
 from harness.core.results import ToolResult
+from harness.core.turn import NotYet, RunContext, Turn
 from harness.prompts import empty_reply
 from wire.types import Message, ToolCall
 

@@ -6,9 +6,10 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.base import Hooks
 from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
 from harness.core.protocols import ModelReply
+from harness.core.turn import RunContext, Turn
 from wire.types import Message
 
 

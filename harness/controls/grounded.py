@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from harness.controls.base import Hooks, NotYet, RunContext, Turn, has_results
+from harness.controls.base import Hooks, has_results
 from harness.core.protocols import ModelReply
+from harness.core.turn import NotYet, RunContext, Turn
 from harness.prompts import ungrounded
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn, has_results
+from harness.controls.base import Hooks, has_results
+from harness.core.turn import RunContext, Turn
 
 
 @dataclass(frozen=True)

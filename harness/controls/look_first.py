@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.base import Hooks
 from harness.controls.read_first import ReadsOneFile
 from harness.core.protocols import Tool
-from harness.index.index import WorkspaceIndex
-from harness.tools.base import NO_ARGUMENTS
+from harness.core.registry import NO_ARGUMENTS
+from harness.core.turn import FolderIndex, RunContext, Turn
 from wire.types import ToolChoice
 
 FILES_OFFERED = 5  # files the index ranks first that a first read may name
@@ -102,7 +102,7 @@ class LookFirst(Hooks):
         return narrowing
 
 
-def first_arguments(tool: Tool, index: WorkspaceIndex, question: str) -> Mapping[str, Any] | None:
+def first_arguments(tool: Tool, index: FolderIndex, question: str) -> Mapping[str, Any] | None:
     """The arguments a tool's first call may have, as a schema: a parameter that names a file, a text to look
     for or a name the code defines kept to the index's candidates; none for a tool that needs no argument;
     None when the index offers nothing real for it."""

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from harness.controls.base import Control, Hooks
+from harness.controls.base import Hooks
 from harness.controls.change_alone import ChangeAlone
 from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply
@@ -31,6 +31,7 @@ from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.trim_loop import TrimLoop
 from harness.controls.unread_paths import UnreadPaths
 from harness.core.config import NO_CONTROLS, ControlParameter, ControlSpec, Profile
+from harness.core.turn import Control
 from harness.errors import ConfigError
 from wire.types import TOOL_EXTENSIONS, Extension, ModelCard
 

@@ -6,10 +6,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.controls.base import Hooks, RunContext, batch_of
+from harness.controls.base import Hooks, batch_of
 from harness.core.policy import signature
 from harness.core.protocols import Tool
 from harness.core.results import Shown, ToolResult
+from harness.core.turn import RunContext
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Workspace

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn, batch_of, takes_nothing
+from harness.controls.base import Hooks, batch_of, takes_nothing
 from harness.core.policy import signature
 from harness.core.protocols import ModelReply, Tool
 from harness.core.results import ToolResult
+from harness.core.turn import RunContext, Turn
 from harness.prompts import repeated_call, repeated_change
 from wire.types import ToolCall, choice_mode
 

@@ -7,8 +7,9 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.base import Hooks
 from harness.core.protocols import ModelReply
+from harness.core.turn import RunContext, Turn
 
 MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")  # a list item's number or bullet: `12. x` repeats `3. x`
 MOST_UNIT = 4  # characters of a unit that repeats at the very end (`]`, `}]`)

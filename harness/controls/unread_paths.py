@@ -6,10 +6,11 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.controls.base import Hooks, RunContext, Turn
+from harness.controls.base import Hooks
 from harness.core.policy import signature
 from harness.core.protocols import Tool
 from harness.core.results import ToolResult
+from harness.core.turn import NamedPaths, RunContext, Turn
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import Named, writes
 from wire.types import ToolCall, ToolDefinition, decoded_arguments
@@ -217,12 +218,12 @@ def files_of(run: RunContext, workspace: Workspace, limit: int) -> list[Entry]:
     """The workspace's files, at most `limit`, from the run's index (walked once a run) when it has one over
     that workspace."""
     index = run.index
-    if index is not None and index.workspace.root == workspace.root:
+    if index is not None and index.root == workspace.root:
         return [Entry(r.path, r.size, r.modified) for r in index.files()[:limit]]
     return workspace.entries(limit=limit)[0]
 
 
-def named_in(run: RunContext, entries: list[Entry]) -> Named:
+def named_in(run: RunContext, entries: list[Entry]) -> NamedPaths:
     """What the question names of the folder by path, as the run's index finds it (without an index, among
     `entries`)."""
     if run.index is not None:

@@ -7,9 +7,9 @@ from typing import Any
 
 from harness.core.policy import fingerprint
 from harness.core.protocols import Tool
+from harness.core.registry import approval_needed
 from harness.core.state import RunState, pending
 from harness.errors import ApprovalError
-from harness.tools.base import approval_needed
 from wire.types import ToolCall
 
 

@@ -12,17 +12,17 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from harness.controls.base import RunContext, Turn
 from harness.core.approvals import needs_person
 from harness.core.history import request_for
 from harness.core.journal import Journal
 from harness.core.options import RunOptions
 from harness.core.policy import bound, may_reuse, signature
 from harness.core.protocols import ModelReply, Tool
+from harness.core.registry import Registry
 from harness.core.results import ToolResult, as_result
 from harness.core.state import Ending, Interruption, RunState, fresh_ids, over, pending
+from harness.core.turn import RunContext, Turn
 from harness.errors import ContextTooSmall, NotResumable, ProviderError, Stopped
-from harness.tools.base import Registry
 from wire.types import ToolCall
 
 

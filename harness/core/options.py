@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from harness.controls.base import Control
 from harness.core.policy import Dedupe, ToolErrorPolicy, rejection_text
 from harness.core.protocols import Model, StateStore, TraceSink
 from harness.core.state import RunState
 from harness.core.stop import StopSignal
-from harness.index.index import WorkspaceIndex
+from harness.core.turn import Control, FolderIndex
 from wire.types import Message
 
 MAX_REPLY_TOKENS = 1024  # each reply's cap when none is given: no request may run on to the end of the window
@@ -35,7 +34,7 @@ class RunOptions:
     count_tokens: Callable[[Message], int] | None = None  # o200k_base when none is given
     # none by default: a library caller's model is not assumed small; a RunConfig's profile says which (CLI, eval)
     controls: Sequence[Control] = ()
-    index: WorkspaceIndex | None = None  # the workspace's index, shared by the tools and the controls
+    index: FolderIndex | None = None  # the workspace's index, shared by the tools and the controls
 
     def token_counter(self) -> Callable[[Message], int]:
         """Counts a message's tokens (o200k_base unless given a counter); the encoder loads on the first count,

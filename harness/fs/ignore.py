@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import re2
 
-from harness.tools.patterns import options, translated
+from harness.fs.patterns import options, translated
 
 VCS_FOLDERS = frozenset((".git", ".hg", ".svn"))
 MAX_RULES = 1000  # per .gitignore file; the rest are not read

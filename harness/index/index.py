@@ -14,6 +14,7 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
@@ -199,6 +200,10 @@ class WorkspaceIndex:
                 entry = None  # a link or a special file now: not a file of the table
             if entry is not None:
                 self.read_into(self.record(entry.path, entry.size, entry.modified))
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
 
     @property
     def partial(self) -> bool:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.protocols import ToolContext
-from harness.tools.base import NO_ARGUMENTS
+from harness.core.registry import NO_ARGUMENTS
 
 
 @dataclass

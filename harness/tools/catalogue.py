@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.controls import Control
 from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset
 from harness.core.limits import Limits
 from harness.core.protocols import Model, Tool, TraceSink
+from harness.core.registry import Registry
+from harness.core.turn import Control
 from harness.errors import ConfigError
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
 from harness.tools.archive import ScanArchive
-from harness.tools.base import Registry
 from harness.tools.commands import RunCommand
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.knowing import CountLines, FindSymbol, ProjectInfo, RepoMap

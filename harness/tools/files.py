@@ -11,10 +11,10 @@ from typing import Any
 from harness.core.protocols import ToolContext
 from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
+from harness.fs.patterns import glob_matcher
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import WorkspaceIndex
-from harness.tools.patterns import glob_matcher
 from harness.tools.views import described, named, output_chars, window
 
 PATH_ONLY: Mapping[str, Any] = {

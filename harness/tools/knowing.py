@@ -15,11 +15,11 @@ from typing import Any
 from harness.core.protocols import ToolContext
 from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
+from harness.fs.patterns import search_pattern
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.index.index import WorkspaceIndex
 from harness.index.manifests import Manifest
 from harness.index.symbols import Definition
-from harness.tools.patterns import search_pattern
 from harness.tools.views import output_chars
 
 NAME_ONLY: Mapping[str, Any] = {

@@ -11,14 +11,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.controls import Control
 from harness.core.limits import Limits, Prices
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import Model, ToolContext, TraceSink
+from harness.core.registry import Registry
 from harness.core.state import RunState, new_run
+from harness.core.turn import Control
 from harness.prompts import RESEARCH_SYSTEM
-from harness.tools.base import Registry
 
 QUESTION: Mapping[str, Any] = {
     "type": "object",

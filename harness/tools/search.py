@@ -22,10 +22,10 @@ import re2
 from harness.core.protocols import ToolContext
 from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
+from harness.fs.patterns import glob_matcher, search_pattern
 from harness.fs.sniff import binary_kind
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import WorkspaceIndex
-from harness.tools.patterns import glob_matcher, search_pattern
 from harness.tools.views import named, output_chars
 
 MAX_FILE_BYTES = 4 << 20

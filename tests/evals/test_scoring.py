@@ -10,9 +10,9 @@ from evals.scoring import Trajectory, Verdict, classify, judge, trajectory
 from evals.suite import Check
 from evals.truth import truth_for
 from evals.workspace import default_workspace
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from tests.harness.helpers import calls
 

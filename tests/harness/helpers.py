@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.app.client import FunctionModel
-from harness.controls import Control
 from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.turn import Control
 from wire.types import AssistantMessage, Message, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]

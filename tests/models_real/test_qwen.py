@@ -19,9 +19,9 @@ from benchmarks import forced_calls
 from benchmarks.serving import Peer
 from evals.suite import DEFAULT_SUITE, Task, load_suite
 from evals.workspace import default_workspace
+from harness.core.registry import Registry
 from harness.fs.workspace import Workspace
 from harness.prompts import SYSTEM_PROMPT
-from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from models.registry import QWEN_CODER_05, QWEN_CODER_15, ModelSpec
 from models.weights import on_disk

@@ -24,10 +24,10 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.policy import fingerprint
 from harness.core.protocols import ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import new_run, state_from
 from harness.errors import PermanentToolError, ProviderUnavailable, ToolError
 from harness.fs.workspace import TEMP_PREFIX, Workspace
-from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.writes import WriteFile
 from tests.conftest import AppServer, scripted_server

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from harness.app.client import FunctionModel
 from harness.app.trace import MemoryTrace
-from harness.controls import Control, build
+from harness.controls import build
 from harness.core.approvals import approve, reject
 from harness.core.config import ControlSpec, Profile
 from harness.core.limits import Limits
@@ -35,11 +35,12 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.policy import ToolErrorPolicy
 from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.registry import Registry
 from harness.core.state import RunState, new_run, state_from
 from harness.core.stop import StopSignal
+from harness.core.turn import Control
 from harness.errors import PermanentToolError, ToolError
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.search import Search
 from harness.tools.writes import EditFile, WriteFile

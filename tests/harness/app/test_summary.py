@@ -13,8 +13,8 @@ from harness.core.limits import Prices
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply, ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import new_run
-from harness.tools.base import Registry
 from tests.harness.helpers import Recorder, calls
 from wire.types import usage_of
 

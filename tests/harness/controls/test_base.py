@@ -6,12 +6,13 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from harness.app.trace import MemoryTrace
-from harness.controls import Hooks, NotYet, RunContext, Turn
+from harness.controls import Hooks
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply
+from harness.core.registry import Registry
 from harness.core.state import new_run
-from harness.tools.base import Registry
+from harness.core.turn import NotYet, RunContext, Turn
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder
 

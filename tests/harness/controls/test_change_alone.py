@@ -7,10 +7,10 @@ from pathlib import Path
 from harness.controls.change_alone import ChangeAlone
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
 from harness.prompts import change_alone
-from harness.tools.base import Registry
 from harness.tools.files import ReadFile
 from harness.tools.writes import AppendFile, WriteFile
 from tests.harness.controls.support import answering

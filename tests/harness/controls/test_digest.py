@@ -8,19 +8,20 @@ from typing import ClassVar
 
 import pytest
 
-from harness.controls import Hooks, RunContext, Turn
+from harness.controls import Hooks
 from harness.controls.digest import DigestAnswers, Found, digest_messages, file_names, findings, matching
 from harness.controls.last_turn import LastTurn
 from harness.controls.read_first import ReadFirst
 from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.results import Shown
 from harness.core.state import new_run
+from harness.core.turn import RunContext, Turn
 from harness.errors import ContextTooSmall
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
-from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.search import Search
 from harness.tools.writes import EditFile, WriteFile

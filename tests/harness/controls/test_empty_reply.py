@@ -11,9 +11,9 @@ from harness.controls.digest import DigestAnswers
 from harness.controls.empty_reply import EmptyReply, said
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.files import ReadFile
 from harness.tools.writes import AppendFile
 from tests.harness.controls.support import QUESTION, answering, reads

@@ -10,8 +10,8 @@ import pytest
 from harness.controls.fit_context import FitContext
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
-from harness.tools.base import Registry
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.controls.base import RunContext
 from harness.controls.grounded import Grounded, check
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
+from harness.core.turn import RunContext
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
-from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from tests.harness.controls.support import answering
 from tests.harness.helpers import calls

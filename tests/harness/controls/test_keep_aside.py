@@ -8,15 +8,15 @@ from typing import ClassVar
 
 import pytest
 
-from harness.controls import Hooks, RunContext, Turn
-from harness.controls.base import kept_to
+from harness.controls import Hooks
 from harness.controls.keep_aside import KeepAside
 from harness.controls.profiles import facts_of
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import new_run
-from harness.tools.base import Registry
+from harness.core.turn import RunContext, Turn, kept_to
 from tests.harness.controls.support import QUESTION, answering, qwen, reads
 from tests.harness.helpers import Recorder
 from wire.types import ToolChoice, allowing

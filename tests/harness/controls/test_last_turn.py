@@ -7,8 +7,8 @@ from harness.controls.last_turn import LastTurn
 from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
-from harness.tools.base import Registry
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder
 from wire.digest import read

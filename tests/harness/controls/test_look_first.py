@@ -12,10 +12,10 @@ from harness.controls.parallel_calls import ParallelCalls
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex, writes
-from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls

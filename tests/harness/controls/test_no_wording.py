@@ -13,10 +13,10 @@ import pytest
 from harness.controls.look_first import LookFirst
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
-from harness.tools.base import Registry
 from harness.tools.catalogue import reading_tools
 from tests.harness.controls.support import answering
 from tests.harness.helpers import calls

@@ -16,9 +16,9 @@ from harness.controls.unread_paths import UnreadPaths
 from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.writes import WriteFile
 from serve.scripted.app import create_app

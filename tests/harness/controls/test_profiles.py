@@ -12,10 +12,10 @@ from harness.controls.profiles import fitted_profile, needs_card
 from harness.core.config import ControlSpec, Profile
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.errors import ConfigError
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from tests.harness.controls.support import QUESTION, answering, qwen
 from tests.harness.helpers import calls

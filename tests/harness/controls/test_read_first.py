@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.controls.base import RunContext
 from harness.controls.read_first import ReadFirst
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import Tool
+from harness.core.registry import Registry
 from harness.core.results import ToolResult
 from harness.core.state import new_run
+from harness.core.turn import RunContext
 from harness.fs.workspace import Workspace
 from harness.prompts import read_first
-from harness.tools.base import Registry
 from harness.tools.files import DeleteFile, ReadFile
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 from tests.harness.controls.support import answering

@@ -16,11 +16,11 @@ from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.policy import signature
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.errors import StateError
 from harness.fs.workspace import Workspace
 from harness.prompts import repeated_change
-from harness.tools.base import Registry
 from harness.tools.writes import EditFile, WriteFile
 from tests.harness.controls.support import QUESTION, answering, reads
 from tests.harness.helpers import Recorder, calls

@@ -7,8 +7,8 @@ from harness.controls.trim_loop import TrimLoop, before_loop
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply, ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import new_run
-from harness.tools.base import Registry
 from wire.types import usage_of
 
 LISTED = "The folder holds these programs:\n\n1. `a/a.py`\n2. `b/b.py`\n3. `c/setup.py`\n4. `d/d.py`"

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.controls import RunContext, Turn
 from harness.controls.digest import DigestAnswers
 from harness.controls.repeat_guard import RepeatGuard
 from harness.controls.unread_paths import UnreadPaths
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import new_run
+from harness.core.turn import RunContext, Turn
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.files import ListFiles, ReadFile
 from harness.tools.writes import WriteFile
 from tests.harness.controls.support import QUESTION, answering

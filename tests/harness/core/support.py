@@ -6,9 +6,9 @@ from pathlib import Path
 
 from harness.core.config import ALL_TOOLS
 from harness.core.limits import Limits
+from harness.core.registry import Registry
 from harness.core.state import RunState, new_run
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
 from tests.harness.helpers import calls, script, scripted
 

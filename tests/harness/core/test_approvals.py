@@ -9,7 +9,7 @@ from harness.app.trace import MemoryTrace
 from harness.core.approvals import approve, reject
 from harness.core.loop import run
 from harness.core.options import RunOptions
-from harness.tools.base import Registry
+from harness.core.registry import Registry
 from tests.harness.core.support import DESTRUCTIVE, files, state
 from tests.harness.helpers import Recorder, calls, script, tool_messages
 

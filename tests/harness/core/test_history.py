@@ -8,7 +8,7 @@ from harness.app.client import FunctionModel
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply, ModelRequest
-from harness.tools.base import Registry
+from harness.core.registry import Registry
 from tests.harness.core.support import state
 from tests.harness.helpers import Recorder, calls, script
 from wire.types import usage_of

@@ -10,9 +10,9 @@ import pytest
 from harness.core.limits import Limits, Prices, Usage
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import pending
 from harness.errors import ConfigError
-from harness.tools.base import Registry
 from tests.harness.core.support import files, state
 from tests.harness.helpers import PLAIN, Recorder, calls, script, scripted, tool_messages
 from wire.types import usage_of

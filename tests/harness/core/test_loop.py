@@ -11,9 +11,9 @@ from harness.app.trace import MemoryTrace
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ModelReply, ModelRequest
+from harness.core.registry import Registry
 from harness.core.state import RunState, pending
 from harness.errors import NotResumable, ProviderRejected
-from harness.tools.base import Registry
 from tests.harness.core.support import PLAN, files, state
 from tests.harness.helpers import PLAIN, Recorder, calls, script, scripted, tool_messages
 

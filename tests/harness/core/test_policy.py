@@ -7,9 +7,9 @@ from pathlib import Path
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.policy import ToolErrorPolicy
+from harness.core.registry import Registry
 from harness.core.state import pending
 from harness.errors import PermanentToolError, ToolError
-from harness.tools.base import Registry
 from tests.harness.core.support import files, state
 from tests.harness.helpers import PLAIN, Recorder, calls, script, scripted, tool_messages
 

@@ -65,9 +65,9 @@ async def test_a_runs_state_keeps_a_writes_content_once(tmp_path: Path) -> None:
     from harness.core.loop import run
     from harness.core.options import RunOptions
     from harness.core.protocols import ModelReply, ModelRequest
+    from harness.core.registry import Registry
     from harness.core.state import new_run
     from harness.fs.workspace import Workspace
-    from harness.tools.base import Registry
     from harness.tools.writes import WriteFile
     from tests.harness.helpers import calls
     from wire.types import usage_of

@@ -13,11 +13,11 @@ from harness.core.config import CommandPreset
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ToolContext
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.commands import RunCommand
 from tests.harness.helpers import calls, script
 

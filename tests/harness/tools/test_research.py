@@ -12,10 +12,10 @@ from harness.core.config import ALL_TOOLS
 from harness.core.limits import Limits
 from harness.core.loop import run
 from harness.core.options import RunOptions
+from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.catalogue import catalogue
 from tests.conftest import AppServer
 from tests.harness.helpers import PLAIN

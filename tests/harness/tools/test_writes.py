@@ -17,11 +17,11 @@ import pytest
 from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import ToolContext
+from harness.core.registry import Registry
 from harness.core.state import Intent, new_run
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.fs.workspace import Workspace
-from harness.tools.base import Registry
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 from tests.conftest import ROOT
 from tests.harness.helpers import calls, script

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness.core.registry import Invalid, Registry
 from harness.errors import RegistryError
-from harness.tools.base import Invalid, Registry
 from tests.harness.helpers import Recorder
 
 

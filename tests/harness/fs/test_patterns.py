@@ -7,7 +7,7 @@ import time
 import pytest
 
 from harness.errors import ToolError
-from harness.tools.patterns import glob_matcher, search_pattern
+from harness.fs.patterns import glob_matcher, search_pattern
 
 GLOBS = [  # (glob, path, matches)
     ("*.py", "src/pkg/core.py", True),  # no slash: a file's name, wherever it is

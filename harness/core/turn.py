@@ -1,0 +1,187 @@
+"""A turn as the controls see it: what they may read of the run (`RunContext`), the turn being asked
+(`Turn`), an answer that is not one yet (`NotYet`), and the hook points a control acts at (`Control`).
+
+These are the loop's own seams, so they live in `core`; a control (`harness.controls`) implements `Control`,
+and reaches the folder only through the run's index (`FolderIndex`, which `harness.index` implements).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.core.protocols import ModelReply, ModelRequest, Tool
+from harness.core.registry import Registry
+from harness.core.results import ToolResult
+from harness.core.state import RunState
+from wire.types import (
+    TOOL_EXTENSIONS,
+    Message,
+    ToolCall,
+    ToolChoice,
+    allowing,
+    choice_allows,
+    choice_mode,
+    choice_names,
+)
+
+
+class FileFacts(Protocol):
+    """A file of the folder as the index holds it."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def modified(self) -> float: ...
+
+
+class NamedPaths(Protocol):
+    """What a text names of the folder by path."""
+
+    @property
+    def files(self) -> list[str]: ...
+
+    @property
+    def folders(self) -> list[str]: ...
+
+    def holds(self, path: str) -> bool: ...
+
+
+class FolderIndex(Protocol):
+    """What a control may know of the folder: the one capability through which it sees it (harness.index)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def files(self) -> Sequence[FileFacts]: ...
+
+    def named(self, text: str) -> NamedPaths: ...
+
+    def files_for(self, text: str, limit: int = 10) -> list[tuple[str, float]]: ...
+
+    def words_here(self, text: str) -> list[str]: ...
+
+    def defined_names(self) -> set[str]: ...
+
+    def weights(self, text: str) -> dict[str, float]: ...
+
+    def relevance(self, text: str, weights: dict[str, float]) -> float: ...
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a control may read of the run: its state (every control's memory in it), the tools, a token counter,
+    and the index of the workspace, through which a control sees the folder (None for a run with no folder)."""
+
+    state: RunState
+    tools: Registry
+    count: Callable[[Message], int]
+    index: FolderIndex | None = None
+
+
+@dataclass
+class Turn:
+    """The turn being asked: its request, why it is the answer turn (None while it may call tools), and the
+    tools set aside for it (see `set_aside`)."""
+
+    request: ModelRequest
+    answer: str | None = None
+    aside: set[str] = field(default_factory=set)
+    keeps_aside: bool = False  # the server keeps a reply from the tools set aside, when asked (allowed_tools)
+
+    def answer_now(self, why: str) -> None:
+        """Make this the answer turn, the one way there is: no call may be made (tool_choice none) and no
+        field that names a tool is sent. The definitions stay, so the prompt is the one the turns before
+        read and a server's cache keeps it; a reason already given stays."""
+        if self.answer is not None:
+            return
+        request = self.request
+        extra = {key: value for key, value in request.extra.items() if key not in TOOL_EXTENSIONS}
+        choice: ToolChoice | None = "none" if request.tools else None
+        self.request = replace(request, tool_choice=choice, parallel_tool_calls=None, extra=extra)
+        self.answer = why
+
+    def set_aside(self, names: set[str]) -> None:
+        """These tools are not to be called this turn. Their definitions stay in the request: chat templates
+        write the tools near the top of the prompt, and a tool list that changed from turn to turn would
+        make the server read the whole conversation again at every turn. A forced call is kept to the tools
+        left (`settle`), named when one is left, or listed on a server that `keeps_aside`; when none is left
+        the turn has nothing more to look at (`nothing_left`)."""
+        self.aside |= names
+
+    def left(self) -> list[str]:
+        """The names of the tools the request offers that are not set aside, in the request's order."""
+        return [d["function"]["name"] for d in self.request.tools if d["function"]["name"] not in self.aside]
+
+    def nothing_left(self) -> bool:
+        """Whether the request offers tools and every one of them is set aside."""
+        names = {d["function"]["name"] for d in self.request.tools}
+        return bool(names) and names <= self.aside
+
+    def settle(self) -> ModelRequest:
+        """The request as sent: a forced choice kept to the tools not set aside, and named when one is left; on
+        a server that keeps a reply from them, a forced choice lists those left (allowed_tools). A choice that
+        may answer instead is left as it was: a small model that writes a call to a tool it may not call
+        writes it as text, and that text would be its answer."""
+        left = self.left()
+        if left and self.aside:
+            choice = kept_to(self.request.tool_choice, left)
+            if self.keeps_aside and choice_mode(choice) == "required" and not choice_names(choice):
+                choice = allowing("required", left)
+            self.request = replace(self.request, tool_choice=choice)
+        return self.request
+
+
+@dataclass(frozen=True)
+class NotYet:
+    """A reply without calls that is not the answer yet: why (recorded in the trace), and the words, if any,
+    added to the transcript before the next turn."""
+
+    reason: str
+    ask: Message | None = None
+
+
+class Control(Protocol):
+    """One concern of the harness for a model, acting at some of the named points of a turn."""
+
+    @property
+    def name(self) -> str: ...
+
+    def decide(self, run: RunContext, turn: Turn) -> str | None: ...
+
+    def before_request(self, run: RunContext, turn: Turn) -> None: ...
+
+    def before_send(self, run: RunContext, turn: Turn) -> None: ...
+
+    def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply: ...
+
+    def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None: ...
+
+    def before_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any]
+    ) -> str | ToolResult | None: ...
+
+    def after_call(
+        self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
+    ) -> None: ...
+
+
+def kept_to(choice: ToolChoice | None, left: list[str]) -> ToolChoice | None:
+    """A tool_choice that calls only the tools left: a forced call names the tool when one is left; a choice
+    that names tools names only those left (any of them, when it named none that is)."""
+    mode, allowed = choice_allows(choice, left)
+    if mode == "none":
+        return choice
+    if mode == "required" and len(allowed or left) == 1:
+        return {"type": "function", "function": {"name": (allowed or left)[0]}}
+    if not choice_names(choice):
+        return choice
+    if isinstance(choice, dict) and choice["type"] == "allowed_tools":
+        return allowing(mode, allowed or left)
+    return "required"  # the tool it named is set aside
