@@ -18,6 +18,7 @@ from models.registry import QWEN_CODER_05, model_spec
 from models.weights import locate
 from serve.llama.engine import Engine, Row
 from serve.llama.kernels import repacking_fails
+from serve.llama.modes import BatchInvariant, Throughput
 
 CHUNK, REPEATS = 64, 12
 TEXT = "<|im_start|>user\nWhich file mentions a timeout? {}<|im_end|>\n<|im_start|>assistant\n"
@@ -87,8 +88,8 @@ def main(model_name: str | None = None) -> list[str]:
     lines = [f"decode steps: {spec.name}, 2 threads, one token each of 1-4 sequences per call (ms, medians)"]
     refused = repacking_fails(gguf, 2)
     for invariant in (True, False):
-        repacked = not invariant and refused is None
-        engine = Engine(gguf, context=2048, threads=2, sequences=4, batch_invariant=invariant, repacked=repacked)
+        mode = BatchInvariant() if invariant else Throughput(repacked=refused is None)
+        engine = Engine(gguf, context=2048, threads=2, sequences=4, mode=mode)
         try:
             label = "ours (batch invariant)" if invariant else "llama-server's setup"
             if not invariant and refused is not None:

@@ -28,6 +28,7 @@ from serve.llama.app import create_app
 from serve.llama.backend import LlamaBackend, ModelFacts, Options
 from serve.llama.engine import Engine
 from serve.llama.kernels import repacking_fails
+from serve.llama.modes import BatchInvariant, Mode, Throughput
 
 MAX_SEQUENCES = 32
 CHUNK, BATCH = 64, 512  # the batch-invariant prompt chunk; the most rows one llama_decode call takes
@@ -102,30 +103,26 @@ def fast_weights(gguf: Path, threads: int) -> bool:
     return why is None
 
 
+def mode(gguf: Path, args: argparse.Namespace) -> Mode:
+    """The serving mode the flags ask for; the engine is loaded for it, and the server reads it from there."""
+    if args.throughput:
+        return Throughput(args.chunk or BATCH, repacked=fast_weights(gguf, args.threads))
+    chunk = args.chunk or CHUNK
+    return BatchInvariant(chunk, granularity=chunk)  # the granularity and decode rows are measured once loaded
+
+
 def load(args: argparse.Namespace) -> LlamaBackend:
     name, spec = choose(args)
     gguf = locate(spec, args.gguf) if spec is not None else locate(model_spec("smollm2-135m-instruct"), args.gguf)
     count = args.parallel if args.no_prompt_cache else sequences(gguf, args)
     print(f"loading {name} from {gguf} ({count} sequences of {args.ctx} tokens)", file=sys.stderr, flush=True)
-    repacked = args.throughput and fast_weights(gguf, args.threads)
-    engine = Engine(
-        gguf,
-        context=args.ctx,
-        threads=args.threads,
-        sequences=count,
-        batch=BATCH,
-        batch_invariant=not args.throughput,
-        repacked=repacked,
-    )
+    engine = Engine(gguf, context=args.ctx, threads=args.threads, sequences=count, batch=BATCH, mode=mode(gguf, args))
     facts = ModelFacts(name, str(gguf), gguf.stat().st_size, file_sha256(gguf, "hashing the model file"))
-    chunk = args.chunk or (BATCH if args.throughput else CHUNK)
     options = Options(
         parallel=args.parallel,
-        chunk=chunk,
         jump_forward=not args.no_jump_forward,
         prompt_cache=not args.no_prompt_cache,
         compile_timeout_s=args.grammar_timeout,
-        throughput=args.throughput,
         draft=args.draft,
     )
     return LlamaBackend(engine, facts, options, say=lambda line: print(line, file=sys.stderr, flush=True))

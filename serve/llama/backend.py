@@ -20,7 +20,7 @@ from serve.llama.compiler import COMPILE_STACK_BYTES, DEFAULT_TIMEOUT_S, Compile
 from serve.llama.constraints import FAMILIES, Grammars
 from serve.llama.decoding import Closers, Decoder, Settings
 from serve.llama.engine import Engine
-from serve.llama.modes import BatchInvariant, Mode, Throughput
+from serve.llama.modes import BatchInvariant, Mode
 from serve.llama.probe import Invariance, remembered
 from serve.llama.scheduler import DECODE_ROWS, Scheduler, Ticket
 from wire.types import EXTENSIONS, CardMeta, ChatCompletionRequest, ModelCard
@@ -31,11 +31,9 @@ FORCED_CALL_TOKENS = 1024  # what a forced call may take when the request names 
 @dataclass(frozen=True, kw_only=True)
 class Options:
     parallel: int = 4
-    chunk: int = 64
     jump_forward: bool = True
     prompt_cache: bool = True
     compile_timeout_s: float = DEFAULT_TIMEOUT_S  # a client's grammar or schema compiles within this, or is refused
-    throughput: bool = False  # the engine must be loaded for the same mode (Engine(batch_invariant=...))
     draft: int = 0  # prompt-lookup drafting: tokens guessed per check (0: off)
 
 
@@ -73,12 +71,14 @@ class LlamaBackend:
         self.hidden = engine.control_tokens()
         self.specials = engine.special_texts()
         self.invariance: Invariance | None = None
-        self.mode: Mode = Throughput(self.options.chunk)
-        if not self.options.throughput:
+        self.mode: Mode = engine.mode  # the mode the engine was loaded for, its measured facts filled in
+        if isinstance(self.mode, BatchInvariant):
             asked = min(DECODE_ROWS, self.options.parallel)
             store = cache_root() / "invariance"
-            self.invariance = remembered(engine, self.options.chunk, asked, facts.sha256, store, say)
-            self.mode = BatchInvariant(self.options.chunk, self.invariance.granularity, self.invariance.decode_rows)
+            self.invariance = remembered(engine, self.mode.chunk, asked, facts.sha256, store, say)
+            self.mode = replace(
+                self.mode, granularity=self.invariance.granularity, decode_rows=self.invariance.decode_rows
+            )
         self.scheduler = Scheduler(
             engine,
             self.decoder,
@@ -130,11 +130,11 @@ class LlamaBackend:
             **self.meta().model_dump(),
             "tool_call_dialect": self.facts.dialect,
             "threads": engine.threads,
-            "repacked_weights": engine.repacked,
+            "repacked_weights": self.mode.repacked,
             "parallel": self.options.parallel,
             "sequences": engine.sequences,
             "prompt_cache": self.scheduler.cache.stats()
-            | {"enabled": self.options.prompt_cache, "chunk": self.options.chunk}
+            | {"enabled": self.options.prompt_cache, "chunk": self.mode.chunk}
             | {"granularity": self.mode.granularity},
             **({"invariance": asdict(self.invariance)} if self.invariance is not None else {}),
             "jump_forward": self.options.jump_forward,

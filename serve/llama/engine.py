@@ -24,6 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from serve.errors import EngineError
+from serve.llama.modes import BatchInvariant, Mode
+
+DEFAULT_MODE = BatchInvariant()  # its granularity and decode rows are measured once loaded (probe.py)
 
 # llama.h's llama_ftype, for the quantisation a GGUF says it has
 FILE_TYPES = {
@@ -81,19 +84,14 @@ class Engine:
         threads: int = 2,
         sequences: int = 4,
         batch: int = 512,
-        batch_invariant: bool = True,
-        repacked: bool = False,
+        mode: Mode = DEFAULT_MODE,
     ) -> None:
         quiet_logs()
         llama_cpp.llama_backend_init()
         model_params = llama_cpp.llama_model_default_params()
-        # Repacked weights (llama.cpp's default) use a gemm kernel from two rows on and gemv for one, so the
-        # same request decoded beside another would get different logits; plain weights keep replies batch
-        # invariant. Flash attention is off for the same reason. `batch_invariant=False` with `repacked` is
-        # llama-server's setup (repacked only where kernels.py found they run), for the throughput mode.
-        if repacked and batch_invariant:
-            raise EngineError("repacked weights are not batch invariant")
-        model_params.use_extra_bufts = repacked
+        # The mode decides the kernels (see modes.py): plain weights and no flash attention keep a request's
+        # logits the same beside others; the throughput mode takes llama-server's setup.
+        model_params.use_extra_bufts = mode.repacked
         self.model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), model_params)
         if not self.model:
             raise EngineError(f"llama.cpp could not load {gguf} (not a GGUF, or a model this llama.cpp cannot run)")
@@ -101,14 +99,14 @@ class Engine:
         params.n_ctx, params.n_batch, params.n_ubatch = context * sequences, batch, batch
         params.n_seq_max, params.kv_unified = sequences, False
         auto, off = llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        params.flash_attn_type = off if batch_invariant else auto
+        params.flash_attn_type = auto if mode.fast_kernels else off
         params.n_threads = params.n_threads_batch = threads
         self.ctx = llama_cpp.llama_init_from_model(self.model, params)
         if not self.ctx:
             llama_cpp.llama_model_free(self.model)
             raise EngineError(f"llama.cpp could not make a context of {sequences} x {context} tokens for {gguf}")
         self.gguf, self.threads, self.batch_size, self.sequences = gguf, threads, batch, sequences
-        self.repacked = repacked
+        self.mode: Mode = mode
         self.context = int(llama_cpp.llama_n_ctx_seq(self.ctx))
         self.vocab = llama_cpp.llama_model_get_vocab(self.model)
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from serve.llama.engine import Engine, Row
+from serve.llama.modes import Throughput
 
 SIZES = (1, 2, 3, 16, 64, 512)  # rows per call: one takes the vector kernel, two or more the matrix ones
 TIMEOUT_S = 300.0
@@ -44,7 +45,7 @@ def repacking_fails(
 
 
 def check(gguf: Path, threads: int) -> None:
-    engine = Engine(gguf, context=max(SIZES) + 1, threads=threads, sequences=1, batch_invariant=False, repacked=True)
+    engine = Engine(gguf, context=max(SIZES) + 1, threads=threads, sequences=1, mode=Throughput(repacked=True))
     for size in SIZES:
         engine.decode([Row(1 + position, position, 0, logits=position == size - 1) for position in range(size)])
         engine.logits(size - 1)

@@ -9,8 +9,11 @@
   multiple of the granularity, never a reply's cells. Decode rows of different requests share a call only
   up to the measured `decode_rows`. The engine runs with plain weights and flash attention off.
 - `Throughput`: every decoding request's row and as much prompt as fits in one call, reuse to the token
-  (reply cells too) and llama.cpp's fastest kernels, as llama-server serves: a reply may then depend on
-  what else was running.
+  (reply cells too) and llama.cpp's fastest kernels (flash attention where it runs, repacked weights where
+  a check found they do), as llama-server serves: a reply may then depend on what else was running.
+
+The engine is built from the mode (`Engine(gguf, mode=...)`) and the scheduler and prompt cache read it
+from there, so nothing else decides which mode a server runs in.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ class BatchInvariant:
     decode_rows: int = 1  # rows of different requests a decode call may hold, each computed as if alone (measured)
 
     name: ClassVar[str] = "batch-invariant"
-    fast_kernels: ClassVar[bool] = False
+    fast_kernels: ClassVar[bool] = False  # flash attention off: its reductions depend on the batch's shape
+    repacked: ClassVar[bool] = False  # plain weights: repacked ones use gemm from two rows on and gemv for one
     keeps_reply_cells: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
@@ -61,6 +65,7 @@ class BatchInvariant:
 @dataclass(frozen=True)
 class Throughput:
     chunk: int = 512  # prompt rows a call may hold beside the decode rows
+    repacked: bool = False  # llama.cpp's repacked weights (only where kernels.py found they run)
 
     name: ClassVar[str] = "throughput"
     fast_kernels: ClassVar[bool] = True

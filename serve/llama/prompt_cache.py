@@ -4,8 +4,8 @@ Each sequence keeps the tokens its cells hold. Reuse is exact: prompts are read 
 multiples of a granularity g whose every size computes a row as a whole chunk does (measured at start,
 see probe.py), and only those cells are reused, so a request does the same arithmetic whether its prefix
 was cached or not (same request, same reply). Generated tokens and a prompt's last (length mod g) tokens
-are evaluated again on the next turn. In throughput mode (`whole=True`) every cell is reused, to the
-token, generated ones too, as llama-server does.
+are evaluated again on the next turn. In throughput mode (the mode keeps reply cells) every cell is reused,
+to the token, generated ones too, as llama-server does.
 
 Choosing a sequence: requests decode in the first `working` sequences, the rest only keep conversations.
 A request whose conversation sits in a free working sequence continues there (a request that shares only a
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from serve.llama.modes import Mode
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -57,12 +59,10 @@ class Placement:
 
 
 class PromptCache:
-    def __init__(
-        self, count: int, granularity: int, reuse: bool = True, working: int | None = None, whole: bool = False
-    ) -> None:
+    def __init__(self, count: int, mode: Mode, reuse: bool = True, working: int | None = None) -> None:
         self.held = [CachedSequence(i) for i in range(count)]
-        self.reuse, self.whole = reuse, whole
-        self.granularity = 1 if whole else granularity
+        self.reuse, self.whole = reuse, mode.keeps_reply_cells
+        self.granularity = mode.granularity
         self.working = min(count, working or count)
         self.clock = 0
 

@@ -170,9 +170,7 @@ class Scheduler:
         self.engine, self.make_decoder = engine, make_decoder
         self.parallel, self.mode = parallel, mode
         self.draft = draft  # tokens guessed by prompt lookup per check (0: no drafting)
-        self.cache = PromptCache(
-            engine.sequences, mode.granularity, reuse=prompt_cache, working=parallel, whole=mode.keeps_reply_cells
-        )
+        self.cache = PromptCache(engine.sequences, mode, reuse=prompt_cache, working=parallel)
         self.waiting: deque[Ticket] = deque()
         self.active: list[Active] = []
         self.wakeup = threading.Condition()

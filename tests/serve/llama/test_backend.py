@@ -15,6 +15,7 @@ from serve.core.backend import Event, Finished, TextOut
 from serve.errors import ContextLengthExceeded, InvalidRequest
 from serve.llama.backend import FORCED_CALL_TOKENS, LlamaBackend, LlamaJob, ModelFacts, Options
 from serve.llama.engine import Engine
+from serve.llama.modes import BatchInvariant, Throughput
 from tests.conftest import llama_threads
 from wire.types import ChatCompletionRequest
 
@@ -31,9 +32,9 @@ TOOL: Any = {
 @pytest.fixture(scope="module")
 def backend() -> Iterator[LlamaBackend]:
     path = locate(SMOLLM2)
-    engine = Engine(path, context=CONTEXT, threads=int(llama_threads()), sequences=1, batch_invariant=False)
+    engine = Engine(path, context=CONTEXT, threads=int(llama_threads()), sequences=1, mode=Throughput())
     facts = ModelFacts(SMOLLM2.name, path.name, path.stat().st_size, "0" * 64)
-    options = Options(parallel=1, throughput=True, prompt_cache=False)  # each reply reads its prompt whole, alike
+    options = Options(parallel=1, prompt_cache=False)  # each reply reads its prompt whole, alike
     made = LlamaBackend(engine, facts, options, say=lambda line: None)
     yield made
     made.close()
@@ -102,3 +103,19 @@ def test_health_and_the_model_card_say_what_is_loaded(backend: LlamaBackend) -> 
     [card] = backend.model_cards()
     assert card.id == SMOLLM2.name and card.meta is not None
     assert card.meta.context == CONTEXT and card.meta.n_params == backend.engine.parameters > 0
+
+
+def test_a_server_runs_in_the_mode_its_engine_was_loaded_for(backend: LlamaBackend, smollm2_engine: Engine) -> None:
+    """No flag beside the engine can put a server in the other mode: the engine carries it, the scheduler and
+    the prompt cache read it from the server, and a batch-invariant engine gets its granularity measured."""
+    assert backend.mode == backend.engine.mode == Throughput() and backend.scheduler.mode is backend.mode
+    assert backend.scheduler.cache.whole and backend.scheduler.cache.granularity == 1
+    facts = ModelFacts(SMOLLM2.name, "x.gguf", 1, SMOLLM2.file.sha256)  # its measured invariance is reused
+    invariant = LlamaBackend(smollm2_engine, facts, Options(parallel=1), say=lambda line: None)
+    try:
+        assert isinstance(invariant.mode, BatchInvariant) and invariant.health()["mode"] == "batch-invariant"
+        assert invariant.mode.chunk == smollm2_engine.mode.chunk and invariant.health()["repacked_weights"] is False
+        cache = invariant.scheduler.cache
+        assert not cache.whole and cache.granularity == invariant.mode.granularity
+    finally:
+        invariant.close()
