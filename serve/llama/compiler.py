@@ -40,6 +40,7 @@ import llguidance.numpy
 from llguidance.gbnf_to_lark import gbnf_to_lark
 
 from serve.errors import InvalidRequest, Unavailable
+from serve.llama.threads import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -177,19 +178,6 @@ class CompileThreads:
     def close(self) -> None:
         for _ in self.threads:
             self.jobs.put(None)
-
-
-def start_thread(target: Callable[[], None], name: str, stack_bytes: int = 0) -> threading.Thread:
-    """A started daemon thread with a stack of `stack_bytes` (0: the platform's default). The size is set
-    only while the thread is created: llguidance recurses once per level of a grammar, on the thread's stack."""
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    previous = threading.stack_size(stack_bytes) if stack_bytes else None
-    try:
-        thread.start()
-    finally:
-        if previous is not None:
-            threading.stack_size(previous)
-    return thread
 
 
 def read_line(stream: IO[bytes], timeout_s: float) -> bytes:

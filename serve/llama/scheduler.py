@@ -44,12 +44,12 @@ import numpy.typing as npt
 
 from serve.core.backend import Event, Finished, TextOut
 from serve.errors import EngineError
-from serve.llama.compiler import start_thread
 from serve.llama.decoding import Decoder, Settings
 from serve.llama.drafting import lookup
 from serve.llama.engine import Row
 from serve.llama.modes import BatchInvariant, Mode, Throughput
 from serve.llama.prompt_cache import CachedSequence, PromptCache
+from serve.llama.threads import start_thread
 from wire.types import Timings, usage_of
 
 log = logging.getLogger(__name__)
