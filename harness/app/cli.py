@@ -34,7 +34,7 @@ from harness.app.summary import RunSummary, controls_of
 from harness.app.trace import FanoutTrace, JsonlTrace
 from harness.app.userfiles import check_appendable
 from harness.core.approvals import approve, call_digest, pending_call, reject
-from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset, RunConfig
+from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, RESEARCH_BUDGET_USD, RESEARCH_TURNS, CommandPreset, RunConfig
 from harness.core.events import TraceEvent
 from harness.core.limits import Limits, Prices
 from harness.core.options import MAX_REPLY_TOKENS
@@ -58,17 +58,21 @@ def default_state_dir() -> str:
 
 
 DEFAULT_STATE_DIR = default_state_dir()
-TOOL_TABLE = """tools (the first three unless --tools names others; --allow-writes adds write_file,
+TOOL_TABLE = f"""tools (the first seven unless --tools names others; --allow-writes adds write_file,
 edit_file and append_file, a command preset run_command, --research-model research):
   list_files(path?,glob?,sort?)  read-only  the files and their sizes, largest (smallest, newest) first
   read_file(path,offset?,limit?) read-only  a text file, a window of numbered lines when long; binaries described
   search(pattern,path?,glob?,regex?) read-only  matching lines as path:line: text (RE2; .gitignore honoured)
+  find_symbol(name)              read-only  where the code defines a name and which files use it (tree-sitter)
+  project_info()                 read-only  the manifests' facts: name, version, license, dependencies, scripts
+  count_lines(path,pattern?,regex?) read-only  a file's lines, or those holding a text
+  repo_map(path?)                read-only  the files that matter most and what each defines, ranked
   delete_file(path)              write      needs approval
   write_file(path,content)       write      atomic; the folder must exist; needs approval unless --allow-writes
   edit_file(path,old_text,new_text) write  one exact replacement; old_text must occur once; approval as write_file
   append_file(path,content)      write      lines added at the end; the rest kept; approval as write_file
   scan_archive()                 read-only  a demonstration: slow (about 3 s), reports progress, stops on Ctrl-C
-  research(question)             read-only  a sub-agent with its own limits (6 turns, $0.05)
+  research(question)             read-only  a sub-agent, own limits ({RESEARCH_TURNS} turns, ${RESEARCH_BUDGET_USD})
   run_command(command)           write      a preset named by --command/--trusted-command/--commands-file"""
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, batch_of
 from harness.core.policy import signature
@@ -16,37 +15,10 @@ from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Workspace
 from harness.prompts import changed_since, read_first, refused_again
 from harness.tools.files import MAX_READ_BYTES
+from harness.tools.roles import ChangesWhatItRead, OverWorkspace, ReadsOneFile
 from harness.tools.views import described, window
 from harness.tools.writes import digest_of
 from wire.types import ToolCall
-
-
-@runtime_checkable
-class ChangesWhatItRead(Protocol):
-    """A tool that changes a file of its workspace in place; `reads_first` names the file a call changes, which
-    must have been read first (None when the call names none)."""
-
-    workspace: Workspace
-    replaces_whole: bool  # a call gives the file's whole new content (a write), not one exact replacement
-
-    def reads_first(self, args: dict[str, Any]) -> str | None: ...
-
-    def unread_advice(self, offered: Collection[str]) -> str: ...  # what to call next, of the tools offered
-
-
-@runtime_checkable
-class ChangesWorkspace(Protocol):
-    """A tool over a workspace (whose results say which files it changed)."""
-
-    workspace: Workspace
-
-
-@runtime_checkable
-class ReadsOneFile(Protocol):
-    """A read-only tool whose `path_parameter` names the one file it shows."""
-
-    workspace: Workspace
-    path_parameter: str
 
 
 @dataclass
@@ -113,7 +85,7 @@ class ReadFirst(Hooks):
     ) -> None:
         if not ok:
             return
-        if result.shown.kind == "changed" and isinstance(tool, ChangesWorkspace):  # the run's own change
+        if result.shown.kind == "changed" and isinstance(tool, OverWorkspace):  # the run's own change
             with self.remember(run, Known) as memory:
                 for changed in result.shown.paths:
                     memory.seen[changed] = digest_of(tool.workspace, changed)

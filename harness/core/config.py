@@ -7,6 +7,7 @@ that holds it.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -45,6 +46,18 @@ ALL_TOOLS = (
     "write_file", "edit_file", "append_file", "scan_archive", "research", "run_command",
 )  # fmt: skip
 LOOKING_TOOLS = ("list_files", "read_file", "search", "find_symbol", "project_info", "count_lines", "repo_map")
+RESEARCH_TURNS, RESEARCH_BUDGET_USD = 6, 0.05  # what one research call's sub-agent may spend, unless configured
+
+
+def research_limits() -> Limits:
+    return Limits(max_turns=RESEARCH_TURNS, max_budget_usd=RESEARCH_BUDGET_USD)
+
+
+def known_tools(names: Collection[str]) -> None:
+    """Refuses a tool name the harness does not have, naming the ones it has."""
+    unknown = set(names) - set(ALL_TOOLS)
+    if unknown:
+        raise ConfigError(f"unknown tools {sorted(unknown)}; the tools are {', '.join(ALL_TOOLS)}")
 
 
 ControlParameter: TypeAlias = int | bool | str
@@ -89,7 +102,7 @@ class RunConfig:
     tool_errors: ErrorMode = "text"
     max_tokens: int | None = None
     research_model: str | None = None
-    research_limits: Limits = field(default_factory=lambda: Limits(max_turns=6, max_budget_usd=0.05))
+    research_limits: Limits = field(default_factory=research_limits)
     request_timeout_s: float = 120.0
     headers: dict[str, str] = field(default_factory=dict)  # extra request headers (never a secret)
     controls: Profile = AUTO
@@ -97,9 +110,7 @@ class RunConfig:
     private: tuple[str, ...] = ()  # folders no tool may reach (where the run's own records are kept)
 
     def __post_init__(self) -> None:
-        unknown = set(self.tools) - set(ALL_TOOLS)
-        if unknown:
-            raise ConfigError(f"unknown tools {sorted(unknown)}; the tools are {', '.join(ALL_TOOLS)}")
+        known_tools(self.tools)
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ConfigError(f"max_tokens must be at least 1, not {self.max_tokens}")
         if not self.request_timeout_s > 0:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset
+from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset, known_tools
+from harness.core.config import research_limits as default_research_limits
 from harness.core.limits import Limits
 from harness.core.protocols import Model, Tool, TraceSink
 from harness.core.registry import Registry
 from harness.core.turn import Control
-from harness.errors import ConfigError
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
 from harness.tools.archive import ScanArchive
@@ -57,9 +57,7 @@ def catalogue(
     """The named tools (research only with a model, run_command only with presets), in catalogue order, each
     result sized to the model's `window` (tokens) when it is known; the looking tools answer from `index`
     (one is made when none is given), and the tools that change files refresh it."""
-    unknown = set(names) - set(ALL_TOOLS)
-    if unknown:
-        raise ConfigError(f"unknown tools {sorted(unknown)}; the tools are {', '.join(ALL_TOOLS)}")
+    known_tools(names)
     chars = output_chars(window)
     index = index or WorkspaceIndex(workspace)
     looking = reading_tools(workspace, chars, index)
@@ -72,7 +70,7 @@ def catalogue(
         "scan_archive": scan or ScanArchive(),
     }
     if research_model is not None:
-        limits = research_limits or Limits(max_turns=6, max_budget_usd=0.05)
+        limits = research_limits or default_research_limits()
         child_tools = Registry(looking)
         made["research"] = Research(research_model, child_tools, limits, trace=trace, controls=controls)
     if presets:

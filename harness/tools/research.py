@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.core.config import research_limits
 from harness.core.limits import Limits, Prices
 from harness.core.loop import run
 from harness.core.options import RunOptions
@@ -34,7 +35,7 @@ class Research:
 
     model: Model
     tools: Registry
-    limits: Limits = field(default_factory=lambda: Limits(max_turns=6, max_budget_usd=0.05))
+    limits: Limits = field(default_factory=research_limits)
     prices: Prices = field(default_factory=Prices)
     trace: TraceSink | None = None
     controls: Sequence[Control] = ()  # the parent's controls
