@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 
 from harness.controls.base import Hooks
 from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
-from harness.controls.read_first import ChangesWorkspace, ReadsOneFile
 from harness.controls.read_first import shown as shown_file
 from harness.core.policy import ERROR
 from harness.core.protocols import ModelReply, ModelRequest, Tool
@@ -19,6 +18,7 @@ from harness.core.turn import NotYet, RunContext, Turn
 from harness.errors import ContextTooSmall, ToolError
 from harness.fs.workspace import Workspace
 from harness.prompts import NOT_RUN, make_the_call, write_it
+from harness.tools.roles import OverWorkspace, ReadsOneFile
 from wire.digest import Finding, write
 from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
 
@@ -122,7 +122,7 @@ class DigestAnswers(Hooks):
         if memory.tools or not memory.must_call or not memory.asked_at or len(run.state.messages) != memory.asked_at:
             return
         turn.set_aside({t.name for t in run.tools if t.read_only})
-        turn.request = replace(turn.request, tool_choice="required")
+        turn.require()
 
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
@@ -137,7 +137,7 @@ class DigestAnswers(Hooks):
         asked to write a file often writes its content as the answer ("Here is docs/SUMMARY.md: …")."""
         if sum(1 for line in text.splitlines() if line.strip()) < CONTENT_LINES:
             return []
-        spaces = [t.workspace for t in run.tools if not t.read_only and isinstance(t, ChangesWorkspace)]
+        spaces = [t.workspace for t in run.tools if not t.read_only and isinstance(t, OverWorkspace)]
         named = sorted((path for path in file_names(question) if named_in(path, text)), key=lambda p: -p.count("/"))
         return [path for path in named if spaces and not any(space.exists(path) for space in spaces)]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from harness.controls.base import Hooks, has_results
@@ -57,8 +57,8 @@ class EmptyReply(Hooks):
         return None
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
-        if after_empty(run) and turn.request.tool_choice is None:
-            turn.request = replace(turn.request, tool_choice="required")
+        if after_empty(run):
+            turn.require()
 
 
 def after_empty(run: RunContext) -> bool:

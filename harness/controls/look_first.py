@@ -3,39 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from harness.controls.base import Hooks
-from harness.controls.read_first import ReadsOneFile
 from harness.core.protocols import Tool
 from harness.core.registry import NO_ARGUMENTS
 from harness.core.turn import FolderIndex, RunContext, Turn
-from wire.types import ToolChoice
+from harness.tools.roles import ListsFolders, NamesSymbol, ReadsOneFile, SearchesText
 
 FILES_OFFERED = 5  # files the index ranks first that a first read may name
 WORDS_OFFERED = 6  # words of the question this folder holds that a first search may look for
-
-
-@runtime_checkable
-class SearchesText(Protocol):
-    """A tool whose `pattern_parameter` is the text it looks for in the files."""
-
-    pattern_parameter: str
-
-
-@runtime_checkable
-class ListsFolders(Protocol):
-    """A tool that lists the files of a folder its `folder_parameter` names (the whole workspace by default)."""
-
-    folder_parameter: str
-
-
-@runtime_checkable
-class NamesSymbol(Protocol):
-    """A tool whose `symbol_parameter` is a name the code defines."""
-
-    symbol_parameter: str
 
 
 @dataclass(frozen=True)
@@ -61,37 +39,32 @@ class LookFirst(Hooks):
 
     def before_request(self, run: RunContext, turn: Turn) -> None:
         request = turn.request
-        if not request.tools or request.tool_choice is not None:
+        if not request.tools:
             return
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
         if looked >= self.turns:
             return
-        turn.request = replace(request, tool_choice="required")
+        turn.require()
         if looked:
             return
         narrowing = self.candidates(run, turn) if self.tool_parameters and run.index is not None else {}
         if any(schema is not NO_ARGUMENTS for schema in narrowing.values()):
-            turn.set_aside({name for name in turn.left() if name not in narrowing})
-            merged = {**narrowing, **dict(request.extra.get("tool_parameters") or {})}  # an earlier control's stays
-            turn.request = replace(turn.request, extra={**request.extra, "tool_parameters": merged})
+            offered = [d["function"]["name"] for d in request.tools]
+            turn.set_aside({name for name in offered if name not in narrowing})
+            turn.narrow(narrowing)
             return
         bare = [t["function"]["name"] for t in request.tools if not t["function"].get("parameters", {}).get("required")]
         listings = [name for name in bare if isinstance(run.tools.get(name), ListsFolders)]
         bare = listings if len(bare) > 1 and len(listings) == 1 else bare
         if len(bare) == 1:
-            choice: ToolChoice = {"type": "function", "function": {"name": bare[0]}}
-            extra = request.extra
+            turn.require(bare[0])
             if self.tool_parameters:
-                extra = {
-                    **extra,
-                    "tool_parameters": {**dict(extra.get("tool_parameters") or {}), bare[0]: NO_ARGUMENTS},
-                }
-            turn.request = replace(turn.request, tool_choice=choice, extra=extra)
+                turn.narrow({bare[0]: NO_ARGUMENTS})
 
     def candidates(self, run: RunContext, turn: Turn) -> dict[str, Mapping[str, Any]]:
         """Per tool that may be called first, the schema its arguments are decoded with."""
         assert run.index is not None
-        question, offered = run.state.question, set(turn.left())
+        question, offered = run.state.question, {d["function"]["name"] for d in turn.request.tools}
         narrowing: dict[str, Mapping[str, Any]] = {}
         for tool in run.tools:
             if tool.name not in offered or not tool.read_only:

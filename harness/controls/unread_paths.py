@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar
 
 from harness.controls.base import Hooks
 from harness.core.policy import signature
@@ -13,22 +14,8 @@ from harness.core.results import ToolResult
 from harness.core.turn import NamedPaths, RunContext, Turn
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import Named, writes
+from harness.tools.roles import OverWorkspace, ReadsOneFile
 from wire.types import ToolCall, ToolDefinition, decoded_arguments
-
-
-@runtime_checkable
-class ReadsWorkspaceFiles(Protocol):
-    """A tool whose `path_parameter` names an existing file of its workspace."""
-
-    workspace: Workspace
-    path_parameter: str
-
-
-@runtime_checkable
-class ListsWorkspace(Protocol):
-    """A tool over a workspace that takes no required arguments (a listing)."""
-
-    workspace: Workspace
 
 
 @dataclass
@@ -46,7 +33,7 @@ class Narrowing:
     """What narrowing one request's tools found: the server's narrowing by tool, the tools with nothing left to
     read, whether any file is left unread, and the files the question names."""
 
-    paths: dict[str, object] = field(default_factory=dict)
+    paths: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     done: set[str] = field(default_factory=set)
     unread_left: bool = False
     unread_bytes: int = 0
@@ -91,9 +78,8 @@ class UnreadPaths(Hooks):
         memory = self.recall(run, Read)
         narrowing = Narrowing()
         tools = [self.narrowed(run, definition, memory, narrowing) for definition in request.tools]
-        merged = {**narrowing.paths, **dict(request.extra.get("tool_parameters") or {})}  # an earlier control's stays
-        extra = {**request.extra, "tool_parameters": merged} if narrowing.paths else request.extra
-        turn.request = replace(request, tools=tools, extra=extra)
+        turn.request = replace(request, tools=tools)
+        turn.narrow(narrowing.paths)
         done = narrowing.done | self.looked_enough(run, memory, narrowing)
         turn.set_aside(done)
         looked = sum(1 for m in run.state.messages if m["role"] == "assistant" and m.get("tool_calls"))
@@ -103,18 +89,19 @@ class UnreadPaths(Hooks):
         if looked >= self.look_while_unread or repeated(run):
             return
         reader = self.named_reader(run, turn)
-        if reader is not None and turn.request.tool_choice in (None, "required"):
-            turn.request = replace(turn.request, tool_choice={"type": "function", "function": {"name": reader}})
-        elif turn.request.tool_choice is None and searching:
-            turn.request = replace(turn.request, tool_choice="required")
+        if reader is not None:
+            turn.require(reader)
+        elif searching:
+            turn.require()
 
     def named_reader(self, run: RunContext, turn: Turn) -> str | None:
         """The reading tool, when it is the only one offered and the question names by its path a file of the
         workspace it has not been asked to read yet (a window of a long file counts): a small model asked about
         `TODO.md` searches for "TODO", or for the question's words, and answers from what that finds. Not while
-        a tool that changes files is offered: the model's own choice may be the change asked for."""
-        offered = set(turn.left())
-        readers = [t for t in run.tools if t.name in offered and t.read_only and isinstance(t, ReadsWorkspaceFiles)]
+        a tool that changes files is offered: the model's own choice may be the change asked for. (Offered: in
+        the request; what other controls set aside this turn does not change the answer.)"""
+        offered = {d["function"]["name"] for d in turn.request.tools}
+        readers = [t for t in run.tools if t.name in offered and t.read_only and isinstance(t, ReadsOneFile)]
         if len(readers) != 1 or any(not t.read_only for t in run.tools if t.name in offered):
             return None  # a task that changes files may be done without a read first (a delete)
         reader = readers[0]
@@ -134,9 +121,9 @@ class UnreadPaths(Hooks):
     def narrowed(self, run: RunContext, definition: ToolDefinition, memory: Read, into: Narrowing) -> ToolDefinition:
         """A reading tool's definition with its path kept to the files (the server's narrowing noted)."""
         tool = run.tools.get(definition["function"]["name"])
-        if tool is not None and tool.read_only and not isinstance(tool, ReadsWorkspaceFiles):
-            return self.folders_kept(run, tool, definition, into) if isinstance(tool, ListsWorkspace) else definition
-        if tool is None or not tool.read_only or not isinstance(tool, ReadsWorkspaceFiles):
+        if tool is not None and tool.read_only and not isinstance(tool, ReadsOneFile):
+            return self.folders_kept(run, tool, definition, into) if isinstance(tool, OverWorkspace) else definition
+        if tool is None or not tool.read_only or not isinstance(tool, ReadsOneFile):
             return definition
         entries = files_of(run, tool.workspace, self.most + 1)
         if len(entries) > self.most:
@@ -158,7 +145,7 @@ class UnreadPaths(Hooks):
         return narrowed(definition, tool.path_parameter, every)
 
     def folders_kept(
-        self, run: RunContext, tool: ListsWorkspace, definition: ToolDefinition, into: Narrowing
+        self, run: RunContext, tool: OverWorkspace, definition: ToolDefinition, into: Narrowing
     ) -> ToolDefinition:
         """A listing's folder (a search's folder or file) kept to the workspace's folders (and files), when
         there are at most `most` of them: a small model passes a file to a listing, or a folder that is not
@@ -200,7 +187,7 @@ class UnreadPaths(Hooks):
                 memory.listed.append(tool.name)  # a listing that showed every file (not one left for a folder)
             elif (
                 ok
-                and isinstance(tool, ReadsWorkspaceFiles)
+                and isinstance(tool, ReadsOneFile)
                 and isinstance(path := args.get(tool.path_parameter), str)
                 and result.shown.kind == "lines"
                 and result.shown.window is None
@@ -209,7 +196,7 @@ class UnreadPaths(Hooks):
 
     def small(self, run: RunContext, tool: object) -> bool:
         """Whether a listing tool's workspace has at most `most` files."""
-        if not isinstance(tool, ListsWorkspace):
+        if not isinstance(tool, OverWorkspace):
             return False
         return len(files_of(run, tool.workspace, self.most + 1)) <= self.most
 

@@ -84,15 +84,15 @@ class Loop:
         if earlier is not None and may_reuse(self.options.dedupe, tool.read_only):
             self.journal.decided(call, self.journal.result_of(earlier))
             return None
-        for control in self.controls:
-            slot = control.before_call(self.context, call, tool, screened)
-            if isinstance(slot, ToolResult):
-                self.state.shown[call["id"]] = slot.shown
-                slot = slot.text
-            if slot is not None:
-                self.journal.decided(call, slot)
-                return None
-        return await self.execute(call, tool, screened)
+        slots = [(c.name, c.before_call(self.context, call, tool, screened)) for c in self.controls]
+        filled = sorted((name, slot) for name, slot in slots if slot is not None)  # every control is asked
+        if not filled:
+            return await self.execute(call, tool, screened)
+        shown = [slot.shown for _, slot in filled if isinstance(slot, ToolResult)]
+        if shown:
+            self.state.shown[call["id"]] = shown[0]
+        self.journal.decided(call, "\n\n".join(s.text if isinstance(s, ToolResult) else s for _, s in filled))
+        return None
 
     def screen(self, call: ToolCall, tool: Tool | None) -> str | dict[str, Any]:
         """The call's validated arguments, or the words for a slot the harness fills without running anything."""
@@ -176,10 +176,9 @@ class Loop:
     def shaped(self, turn: Turn) -> Turn:
         """The turn's request, through the controls' three phases: whether it is the answer turn, the call a
         turn that may call tools makes, and what the model reads."""
-        for control in self.controls:
-            if (why := control.decide(self.context, turn)) is not None:
-                turn.answer_now(why)
-                break
+        reasons = [why for control in self.controls if (why := control.decide(self.context, turn)) is not None]
+        if reasons:  # every control is asked, whichever says so first
+            turn.answer_now("; ".join(sorted(set(reasons))))
         if turn.answer is None:
             for control in self.controls:
                 control.before_request(self.context, turn)
@@ -190,14 +189,16 @@ class Loop:
         return turn
 
     def answered(self, turn: Turn, reply: ModelReply) -> Ending | None:
-        """A reply without calls ends the run, unless a control says it is not the answer yet."""
-        for control in self.controls:
-            not_yet = control.on_answer(self.context, turn, reply)
-            if not_yet is not None:
-                if not_yet.ask is not None:
-                    self.journal.append(not_yet.ask)
-                self.journal.not_an_answer(not_yet.reason)
-                return None
+        """A reply without calls ends the run, unless a control says it is not the answer yet (every control is
+        asked; what those that say so ask is put to the model as one message)."""
+        said = [(c.name, not_yet) for c in self.controls if (not_yet := c.on_answer(self.context, turn, reply))]
+        if said:
+            said.sort(key=lambda named: named[0])
+            asks = [str(n.ask.get("content") or "") for _, n in said if n.ask is not None]
+            if asks:
+                self.journal.append({"role": "user", "content": "\n\n".join(asks)})
+            self.journal.not_an_answer("; ".join(n.reason for _, n in said))
+            return None
         cut = " (cut at max_tokens)" if reply.finish_reason == "length" else ""
         return Ending("completed", f"the model answered{cut}")
 

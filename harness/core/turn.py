@@ -7,7 +7,8 @@ and reaches the folder only through the run's index (`FolderIndex`, which `harne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -107,6 +108,33 @@ class Turn:
         self.request = replace(request, tool_choice=choice, parallel_tool_calls=None, extra=extra)
         self.answer = why
 
+    def require(self, name: str | None = None) -> None:
+        """This turn must call a tool (`name`: that one). Several controls' requirements combine the same
+        whichever asks first: a named tool over any tool, and of two named tools the first the request
+        offers."""
+        current = self.request.tool_choice
+        if name is None:
+            if choice_mode(current) == "auto" and not choice_names(current):
+                self.request = replace(self.request, tool_choice="required")
+            return
+        named = choice_names(current) if choice_mode(current) == "required" else []
+        if len(named) == 1:
+            order = [d["function"]["name"] for d in self.request.tools]
+            first = min((named[0], name), key=lambda n: order.index(n) if n in order else len(order))
+            name = first
+        self.request = replace(self.request, tool_choice={"type": "function", "function": {"name": name}})
+
+    def narrow(self, schemas: Mapping[str, Mapping[str, Any]]) -> None:
+        """Keep each named tool's arguments to a schema, sent as `tool_parameters` (a server that takes it
+        decodes the call's arguments by it). A tool narrowed twice keeps what both allow (`both`), the same
+        whichever control narrowed it first."""
+        if not schemas:
+            return
+        narrowed = dict(self.request.extra.get("tool_parameters") or {})
+        for tool, schema in schemas.items():
+            narrowed[tool] = both(narrowed[tool], schema) if tool in narrowed else schema
+        self.request = replace(self.request, extra={**self.request.extra, "tool_parameters": narrowed})
+
     def set_aside(self, names: set[str]) -> None:
         """These tools are not to be called this turn. Their definitions stay in the request: chat templates
         write the tools near the top of the prompt, and a tool list that changed from turn to turn would
@@ -170,6 +198,47 @@ class Control(Protocol):
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None: ...
+
+
+def both(a: Mapping[str, Any], b: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What two object schemas for one tool's arguments both allow: of a closed schema only its properties, of
+    a property listed by both the values both list (in the order of the shorter list; where none is in both,
+    the shorter list), every property either requires. The same either way round."""
+    if a == b:
+        return a
+    a_props, b_props = dict(a.get("properties") or {}), dict(b.get("properties") or {})
+    a_closed, b_closed = a.get("additionalProperties") is False, b.get("additionalProperties") is False
+    keys = set(a_props) | set(b_props)
+    if a_closed:
+        keys &= set(a_props)
+    if b_closed:
+        keys &= set(b_props)
+    properties = {}
+    for key in sorted(keys):
+        pa, pb = a_props.get(key), b_props.get(key)
+        properties[key] = pa if pb is None else pb if pa is None else both_values(pa, pb)
+    required = sorted((set(a.get("required") or ()) | set(b.get("required") or ())) & keys)
+    merged: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        merged["required"] = required
+    if a_closed or b_closed:
+        merged["additionalProperties"] = False
+    return merged
+
+
+def both_values(a: Mapping[str, Any], b: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What two schemas of one property both allow, as far as lists of values go (`enum`); where they differ in
+    anything else, the one that sorts first as JSON, so that the result does not depend on which came first."""
+    merged: dict[str, Any] = {}
+    for key in sorted(set(a) | set(b)):
+        if key not in b or key not in a:
+            merged[key] = a[key] if key in a else b[key]
+        elif key == "enum":
+            shorter, longer = sorted((list(a[key]), list(b[key])), key=lambda v: (len(v), json.dumps(v)))
+            merged[key] = [value for value in shorter if value in longer] or shorter
+        else:
+            merged[key] = min(a[key], b[key], key=lambda value: json.dumps(value, sort_keys=True))
+    return merged
 
 
 def kept_to(choice: ToolChoice | None, left: list[str]) -> ToolChoice | None:

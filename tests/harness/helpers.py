@@ -9,6 +9,8 @@ from typing import Any
 
 from harness.app.client import FunctionModel
 from harness.core.protocols import ModelReply, ModelRequest, ToolContext
+from harness.core.state import RunState
+from harness.core.stop import StopSignal
 from harness.core.turn import Control
 from wire.types import AssistantMessage, Message, usage_of
 
@@ -74,3 +76,19 @@ class Recorder:
 
 def tool_messages(messages: Sequence[Message]) -> list[Message]:
     return [m for m in messages if m["role"] == "tool"]
+
+
+@dataclass
+class NoChildren:
+    """A tool's child runs kept nowhere (a tool run outside a run has none to resume)."""
+
+    def load(self) -> RunState | None:
+        return None
+
+    def save(self, state: RunState) -> None:
+        return None
+
+
+def tool_context(signal: StopSignal | None = None, progress: Callable[[str], None] = lambda label: None) -> ToolContext:
+    """What the loop hands a tool, for a tool run outside a run: a call of run-1, a signal, progress ignored."""
+    return ToolContext("run-1", "call-1", signal or StopSignal(), progress, NoChildren())

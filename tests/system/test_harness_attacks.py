@@ -32,7 +32,7 @@ from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.writes import WriteFile
 from tests.conftest import AppServer, scripted_server
 from tests.harness.cli_support import harness, harness_process, last_json, start
-from tests.harness.helpers import PLAIN, Recorder, calls, script, tool_messages
+from tests.harness.helpers import PLAIN, Recorder, calls, script, tool_context, tool_messages
 
 
 def no_traceback(done: Any) -> None:
@@ -44,7 +44,7 @@ async def test_write_file_on_a_fifo_is_refused_at_once(workspace: Path) -> None:
     os.mkfifo(workspace / "pipe")
     write = WriteFile(Workspace(workspace), needs_approval=False)
     with pytest.raises(PermanentToolError, match="not a regular file"):
-        await asyncio.wait_for(write.run({"path": "pipe", "content": "x"}, None), 2)  # type: ignore[arg-type]
+        await asyncio.wait_for(write.run({"path": "pipe", "content": "x"}, tool_context()), 2)
     with pytest.raises(PermanentToolError, match="not a regular file"):
         await asyncio.wait_for(asyncio.to_thread(Workspace(workspace).read_bytes, "pipe", 10), 2)
 
@@ -408,12 +408,12 @@ def test_a_write_cut_short_leaves_nothing_the_model_can_list_or_read(workspace: 
 
 async def test_a_name_with_a_newline_cannot_add_lines_to_a_listing(workspace: Path) -> None:
     (workspace / "evil\nerrors.log (999 bytes)").write_text("x")
-    listing = await ListFiles(Workspace(workspace)).run({}, None)  # type: ignore[arg-type]
-    lines = listing.splitlines()
+    listing = await ListFiles(Workspace(workspace)).run({}, tool_context())
+    lines = listing.text.splitlines()
     assert lines[0] == "4 files, largest first:" and len(lines) == 5
     assert '"evil\\nerrors.log (999 bytes)" (1 bytes)' in lines
-    read = await ReadFile(Workspace(workspace)).run({"path": "evil\nerrors.log (999 bytes)"}, None)  # type: ignore[arg-type]
-    assert read == "x"
+    read = await ReadFile(Workspace(workspace)).run({"path": "evil\nerrors.log (999 bytes)"}, tool_context())
+    assert read.text == "x"
 
 
 def test_a_path_ending_in_a_slash_names_a_folder_not_the_file(workspace: Path) -> None:

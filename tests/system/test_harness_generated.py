@@ -36,15 +36,15 @@ from harness.core.options import RunOptions
 from harness.core.policy import ToolErrorPolicy
 from harness.core.protocols import ModelReply, ModelRequest, ToolContext
 from harness.core.registry import Registry
+from harness.core.results import as_result
 from harness.core.state import RunState, new_run, state_from
-from harness.core.stop import StopSignal
 from harness.core.turn import Control
 from harness.errors import PermanentToolError, ToolError
 from harness.fs.workspace import Workspace
 from harness.tools.files import DeleteFile, ListFiles, ReadFile
 from harness.tools.search import Search
 from harness.tools.writes import EditFile, WriteFile
-from tests.harness.helpers import X_PARAMETERS
+from tests.harness.helpers import X_PARAMETERS, tool_context
 from wire.types import ChatCompletionRequest, usage_of
 
 ENDINGS = {"completed", "failed", "max_turns_exceeded", "budget_exceeded", "interrupted"}
@@ -272,17 +272,9 @@ def hostile_workspace(root: Path) -> tuple[Path, Path]:
     return ws, outside
 
 
-class NoChildren:
-    def load(self) -> RunState | None:
-        return None
-
-    def save(self, state: RunState) -> None:
-        raise AssertionError("the file tools run no sub-agent")
-
-
 async def attack(ws: Path, path: str) -> list[str]:
     jail = Workspace(ws)
-    ctx = ToolContext("run", "c1", StopSignal(), lambda label: None, NoChildren())
+    ctx = tool_context()
     outputs = []
     for tool, args in (
         (ReadFile(jail), {"path": path}),
@@ -299,7 +291,7 @@ async def attack(ws: Path, path: str) -> list[str]:
         (DeleteFile(jail, needs_approval=False), {"path": path}),
     ):
         try:
-            outputs.append(await asyncio.wait_for(tool.run(args, ctx), 2))
+            outputs.append(as_result(await asyncio.wait_for(tool.run(args, ctx), 2)).text)
         except ToolError as exc:
             outputs.append(str(exc))
     return outputs

@@ -8,15 +8,15 @@ import time
 
 import pytest
 
-from harness.core.protocols import ToolContext
 from harness.core.stop import StopSignal
 from harness.errors import Stopped
 from harness.tools.archive import ScanArchive
+from tests.harness.helpers import tool_context
 
 
 def test_a_scan_reports_progress_and_its_result() -> None:
     progress: list[str] = []
-    context = ToolContext("run-1", "call-1", StopSignal(), progress.append, lambda usage: None)
+    context = tool_context(progress=progress.append)
     started = time.monotonic()
     result = asyncio.run(ScanArchive(files=100, seconds=0.2, report_every=25).run({}, context))
     assert result == "scanned 100 files; no problems found"
@@ -26,7 +26,7 @@ def test_a_scan_reports_progress_and_its_result() -> None:
 
 def test_stop_ends_a_scan_within_a_files_time() -> None:
     signal = StopSignal()
-    context = ToolContext("run-1", "call-1", signal, lambda label: None, lambda usage: None)
+    context = tool_context(signal)
 
     async def scan_then_stop() -> float:
         loop = asyncio.get_running_loop()

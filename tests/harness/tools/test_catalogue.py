@@ -11,11 +11,10 @@ import pytest
 
 from harness.app.client import FunctionModel
 from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset
-from harness.core.protocols import ToolContext
-from harness.core.stop import StopSignal
 from harness.errors import ConfigError
 from harness.fs.workspace import Workspace
 from harness.tools.catalogue import catalogue
+from tests.harness.helpers import tool_context
 
 
 def names(**options: object) -> list[str]:
@@ -55,7 +54,7 @@ def test_an_unknown_tool_is_refused_naming_the_known_ones(tmp_path: Path) -> Non
 
 def test_results_are_sized_to_the_models_window(tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("".join(f"line {n} of a long file\n" for n in range(5000)))
-    context = ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None)
+    context = tool_context()
 
     def read_with(window: int) -> str:
         tool = catalogue(Workspace(tmp_path), window=window).get("read_file")

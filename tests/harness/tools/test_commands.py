@@ -12,18 +12,13 @@ import pytest
 from harness.core.config import CommandPreset
 from harness.core.loop import run
 from harness.core.options import RunOptions
-from harness.core.protocols import ToolContext
 from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.fs.workspace import Workspace
 from harness.tools.commands import RunCommand
-from tests.harness.helpers import calls, script
-
-
-def context(signal: StopSignal | None = None) -> ToolContext:
-    return ToolContext("run-1", "call-1", signal or StopSignal(), lambda label: None, lambda usage: None)
+from tests.harness.helpers import calls, script, tool_context
 
 
 def alive(pid: int) -> bool:
@@ -49,7 +44,7 @@ def sh(name: str, script_text: str, **options: object) -> CommandPreset:
 
 async def test_a_preset_returns_its_exit_code_and_output(workspace: Path) -> None:
     tool = RunCommand(Workspace(workspace), [sh("check", "ls; echo oops >&2; exit 3")])
-    out = await tool.run({"command": "check"}, context())
+    out = await tool.run({"command": "check"}, tool_context())
     assert out.startswith("exit code: 3\n--- stdout ---\n")
     assert "errors.log" in out and "notes.txt" in out and out.endswith("--- stderr ---\noops\n")
 
@@ -58,14 +53,14 @@ async def test_output_over_the_cap_is_truncated_with_a_marker(workspace: Path) -
     tool = RunCommand(
         Workspace(workspace), [sh("loud", "head -c 100000 /dev/zero | tr '\\0' x", max_output_bytes=1000)]
     )
-    out = await tool.run({"command": "loud"}, context())
+    out = await tool.run({"command": "loud"}, tool_context())
     assert "x" * 1000 in out and "x" * 1001 not in out and "[... 99,000 more bytes omitted ...]" in out
 
 
 async def test_a_child_that_outlives_the_leader_is_killed_with_the_group(workspace: Path) -> None:
     pid_file = workspace / "child.pid"
     tool = RunCommand(Workspace(workspace), [sh("spawn", f"sleep 60 & echo $! > {pid_file}; echo started")])
-    out = await tool.run({"command": "spawn"}, context())
+    out = await tool.run({"command": "spawn"}, tool_context())
     assert out.startswith("exit code: 0") and "started" in out
     assert wait_gone(int(pid_file.read_text()))
 
@@ -75,7 +70,7 @@ async def test_a_timeout_kills_the_whole_group(workspace: Path) -> None:
     tool = RunCommand(Workspace(workspace), [sh("hang", f"sleep 60 & echo $! > {pid_file}; sleep 60", timeout_s=0.5)])
     began = time.monotonic()
     with pytest.raises(ToolError, match=r"timed out after 0\.5s; its process group was killed"):
-        await tool.run({"command": "hang"}, context())
+        await tool.run({"command": "hang"}, tool_context())
     assert time.monotonic() - began < 3 and wait_gone(int(pid_file.read_text()))
 
 
@@ -132,6 +127,6 @@ async def test_approval_is_per_preset(workspace: Path) -> None:
 async def test_the_working_folder_stays_inside_the_workspace(workspace: Path) -> None:
     (workspace / "sub").mkdir()
     tool = RunCommand(Workspace(workspace), [sh("where", "pwd", cwd="sub"), sh("escape", "pwd", cwd="../")])
-    assert (await tool.run({"command": "where"}, context())).split("\n")[2] == str(workspace / "sub")
+    assert (await tool.run({"command": "where"}, tool_context())).split("\n")[2] == str(workspace / "sub")
     with pytest.raises(ToolError, match="would leave the workspace"):
-        await tool.run({"command": "escape"}, context())
+        await tool.run({"command": "escape"}, tool_context())

@@ -11,6 +11,7 @@ from harness.errors import ToolError
 from harness.fs.workspace import Workspace
 from harness.index.index import WorkspaceIndex
 from harness.tools.knowing import CountLines, FindSymbol, ProjectInfo, RepoMap, file_rank
+from tests.harness.helpers import tool_context
 
 FILES = {
     "src/retry.py": "class RetryPolicy:\n    def backoff(self, attempt):\n        return 2 ** attempt\n",
@@ -76,7 +77,7 @@ def test_pagerank_favours_the_files_others_use() -> None:
 
 
 async def test_project_info_reads_the_manifests_as_written(index: WorkspaceIndex) -> None:
-    said = await ProjectInfo(index).run({}, None)  # type: ignore[arg-type]
+    said = await ProjectInfo(index).run({}, tool_context())
     assert said.text.splitlines() == [
         "package.json: name demo, version 2.1.0, license MIT, requires Node.js >=18",
         "  dependencies: ms ^2.1.3",

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +20,11 @@ from harness.core.options import RunOptions
 from harness.core.protocols import ToolContext
 from harness.core.registry import Registry
 from harness.core.state import Intent, new_run
-from harness.core.stop import StopSignal
 from harness.errors import ToolError
 from harness.fs.workspace import Workspace
 from harness.tools.writes import AppendFile, EditFile, WriteFile
 from tests.conftest import ROOT
-from tests.harness.helpers import calls, script
-
-
-def context() -> ToolContext:
-    return ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None)
+from tests.harness.helpers import calls, script, tool_context
 
 
 class Killed(Exception):
@@ -49,17 +45,16 @@ class Attempts:
             raise Killed
 
     def first(self) -> ToolContext:
-        return ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, intend=self.note)
+        return replace(tool_context(), intend=self.note)
 
     def retry(self) -> ToolContext:
-        return ToolContext("run-1", "call-1", StopSignal(), lambda label: None, lambda usage: None, retry=True,
-                           intended=self.intent)  # fmt: skip
+        return replace(tool_context(), retry=True, intended=self.intent)
 
 
 async def test_writes_land_whole_and_replace(workspace: Path) -> None:
     tool = WriteFile(Workspace(workspace))
     assert (
-        await tool.run({"path": "notes.txt", "content": "new notes"}, context())
+        await tool.run({"path": "notes.txt", "content": "new notes"}, tool_context())
     ).text == "Wrote 9 bytes to notes.txt."
     assert (workspace / "notes.txt").read_text() == "new notes"
     assert [p.name for p in workspace.iterdir() if p.name.endswith(".tmp")] == []
@@ -67,15 +62,15 @@ async def test_writes_land_whole_and_replace(workspace: Path) -> None:
 
 async def test_the_folder_must_exist(workspace: Path) -> None:
     with pytest.raises(ToolError, match="no such folder: a"):
-        await WriteFile(Workspace(workspace)).run({"path": "a/b.txt", "content": "x"}, context())
+        await WriteFile(Workspace(workspace)).run({"path": "a/b.txt", "content": "x"}, tool_context())
     assert not (workspace / "a").exists()
 
 
 async def test_a_retried_write_with_the_same_key_does_not_write_twice(workspace: Path) -> None:
     tool = WriteFile(Workspace(workspace))
-    await tool.run({"path": "out.txt", "content": "hello"}, context())
+    await tool.run({"path": "out.txt", "content": "hello"}, tool_context())
     before = os.stat(workspace / "out.txt")
-    again = (await tool.run({"path": "out.txt", "content": "hello"}, context())).text
+    again = (await tool.run({"path": "out.txt", "content": "hello"}, tool_context())).text
     after = os.stat(workspace / "out.txt")
     assert "nothing was written" in again
     assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
@@ -83,7 +78,7 @@ async def test_a_retried_write_with_the_same_key_does_not_write_twice(workspace:
 
 async def test_a_write_over_the_limit_is_refused_clearly(workspace: Path) -> None:
     with pytest.raises(ToolError, match="the content is 11 bytes; the limit per write is 10 bytes"):
-        await WriteFile(Workspace(workspace), max_bytes=10).run({"path": "x.txt", "content": "x" * 11}, context())
+        await WriteFile(Workspace(workspace), max_bytes=10).run({"path": "x.txt", "content": "x" * 11}, tool_context())
     assert not (workspace / "x.txt").exists()
 
 
@@ -131,7 +126,7 @@ async def test_an_edit_replaces_the_one_place_and_keeps_every_other_byte(workspa
     (workspace / "settings.ini").write_bytes(before)
     tool = EditFile(Workspace(workspace))
     out = (
-        await tool.run({"path": "settings.ini", "old_text": "port = 1869", "new_text": "port = 17259"}, context())
+        await tool.run({"path": "settings.ini", "old_text": "port = 1869", "new_text": "port = 17259"}, tool_context())
     ).text
     assert out.startswith(
         "Edited settings.ini at line 2: replaced 1 line with 1 line. Lines 1-4 now read:\n1: [server]"
@@ -143,13 +138,13 @@ async def test_an_edit_that_names_no_place_or_several_changes_nothing_and_says_w
     (workspace / "todo.md").write_text("- [ ] a\n- [ ] b\n- [x] c\n")
     tool = EditFile(Workspace(workspace))
     with pytest.raises(ToolError, match=r"old_text occurs 2 times in todo.md \(lines 1, 2\): give more of the text"):
-        await tool.run({"path": "todo.md", "old_text": "- [ ]", "new_text": "- [x]"}, context())
+        await tool.run({"path": "todo.md", "old_text": "- [ ]", "new_text": "- [x]"}, tool_context())
     with pytest.raises(ToolError, match=r"old_text is not in todo\.md: read_file shows what it says"):
-        await tool.run({"path": "todo.md", "old_text": "- [ ] d", "new_text": "x"}, context())
+        await tool.run({"path": "todo.md", "old_text": "- [ ] d", "new_text": "x"}, tool_context())
     with pytest.raises(ToolError, match="old_text is empty"):
-        await tool.run({"path": "todo.md", "old_text": "", "new_text": "x"}, context())
+        await tool.run({"path": "todo.md", "old_text": "", "new_text": "x"}, tool_context())
     with pytest.raises(ToolError, match="old_text and new_text are the same, so nothing would change"):
-        await tool.run({"path": "todo.md", "old_text": "- [ ] b", "new_text": "- [ ] b"}, context())
+        await tool.run({"path": "todo.md", "old_text": "- [ ] b", "new_text": "- [ ] b"}, tool_context())
     assert (workspace / "todo.md").read_text() == "- [ ] a\n- [ ] b\n- [x] c\n"
 
 
@@ -157,24 +152,24 @@ async def test_a_failed_edit_says_how_to_add_at_the_end_and_which_line_was_meant
     (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] archive the reports\n\n")
     tool = EditFile(Workspace(workspace))
     with pytest.raises(ToolError) as empty:
-        await tool.run({"path": "todo.md", "old_text": "", "new_text": "- [ ] d"}, context())
+        await tool.run({"path": "todo.md", "old_text": "", "new_text": "- [ ] d"}, tool_context())
     assert 'give the last line as old_text, "- [x] archive the reports", and that line followed by' in str(empty.value)
     with pytest.raises(ToolError) as typo:
-        await tool.run({"path": "todo.md", "old_text": "- [x] archive teh reports", "new_text": "x"}, context())
+        await tool.run({"path": "todo.md", "old_text": "- [x] archive teh reports", "new_text": "x"}, tool_context())
     assert str(typo.value).endswith('The line most like it is line 3: "- [x] archive the reports"')
     with pytest.raises(ToolError) as unlike:
-        await tool.run({"path": "todo.md", "old_text": "port = 8080", "new_text": "x"}, context())
+        await tool.run({"path": "todo.md", "old_text": "port = 8080", "new_text": "x"}, tool_context())
     assert "most like" not in str(unlike.value)  # nothing close: no line is offered
     # the advice, followed, appends
     last = "- [x] archive the reports"
-    await tool.run({"path": "todo.md", "old_text": last, "new_text": last + "\n- [ ] d"}, context())
+    await tool.run({"path": "todo.md", "old_text": last, "new_text": last + "\n- [ ] d"}, tool_context())
     assert (workspace / "todo.md").read_text() == "# To do\n- [ ] a\n- [x] archive the reports\n- [ ] d\n\n"
 
 
 async def test_an_edit_copied_from_a_numbered_window_and_a_line_added_after_another(workspace: Path) -> None:
     (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] c\n")
     tool = EditFile(Workspace(workspace))
-    await tool.run({"path": "todo.md", "old_text": "3: - [x] c", "new_text": "- [x] c\n- [ ] d"}, context())
+    await tool.run({"path": "todo.md", "old_text": "3: - [x] c", "new_text": "- [x] c\n- [ ] d"}, tool_context())
     assert (workspace / "todo.md").read_text() == "# To do\n- [ ] a\n- [x] c\n- [ ] d\n"
 
 
@@ -183,13 +178,13 @@ async def test_an_edit_refuses_a_binary_file_and_a_retry_of_a_landed_edit_report
     (workspace / "a.txt").write_text("port = 2\n")
     tool = EditFile(Workspace(workspace))
     with pytest.raises(ToolError, match=r"logo\.png is a binary file"):
-        await tool.run({"path": "logo.png", "old_text": "port = 1", "new_text": "port = 3"}, context())
+        await tool.run({"path": "logo.png", "old_text": "port = 1", "new_text": "port = 3"}, tool_context())
     args = {"path": "a.txt", "old_text": "port = 2", "new_text": "port = 3"}
     attempts = Attempts()
     await tool.run(args, attempts.first())
     assert "already has this change" in (await tool.run(args, attempts.retry())).text
     with pytest.raises(ToolError, match=r"old_text is not in a\.txt"):
-        await tool.run(args, context())  # the same call, not a retry: the text is gone
+        await tool.run(args, tool_context())  # the same call, not a retry: the text is gone
     assert (workspace / "a.txt").read_text() == "port = 3\n"
 
 
@@ -197,12 +192,12 @@ async def test_an_edit_copied_from_search_results_loses_their_path_and_line_pref
     (workspace / "todo.md").write_text("# To do\n- [ ] a\n- [x] c\n")
     tool = EditFile(Workspace(workspace))
     args = {"path": "todo.md", "old_text": "todo.md:3: - [x] c", "new_text": "todo.md:3: - [x] c\n- [ ] d"}
-    assert ((await tool.run(args, context())).text).startswith(
+    assert ((await tool.run(args, tool_context())).text).startswith(
         "Edited todo.md at line 3: replaced 1 line with 2 lines."
     )
     assert (workspace / "todo.md").read_text() == "# To do\n- [ ] a\n- [x] c\n- [ ] d\n"
     with pytest.raises(ToolError, match=r"old_text is not in todo\.md"):  # another file's prefix is not this file's
-        await tool.run({"path": "todo.md", "old_text": "notes.md:2: - [ ] a", "new_text": "x"}, context())
+        await tool.run({"path": "todo.md", "old_text": "notes.md:2: - [ ] a", "new_text": "x"}, tool_context())
 
 
 async def test_an_append_adds_lines_at_the_end_and_keeps_the_files_final_newline(workspace: Path) -> None:
@@ -214,7 +209,7 @@ async def test_an_append_adds_lines_at_the_end_and_keeps_the_files_final_newline
             "path": "todo.md",
             "content": "- [ ] d",
         },
-        context(),
+        tool_context(),
     )
     assert out.text == "Added 1 line at the end of todo.md (now 24 bytes)."
     assert (workspace / "todo.md").read_text() == "# To do\n- [x] c\n- [ ] d\n"
@@ -223,7 +218,7 @@ async def test_an_append_adds_lines_at_the_end_and_keeps_the_files_final_newline
             "path": "bare.txt",
             "content": "two\nthree\n",
         },
-        context(),
+        tool_context(),
     )
     assert (workspace / "bare.txt").read_text() == "one\ntwo\nthree\n"  # the new text starts on a line of its own
     await tool.run(
@@ -231,7 +226,7 @@ async def test_an_append_adds_lines_at_the_end_and_keeps_the_files_final_newline
             "path": "new.txt",
             "content": "first",
         },
-        context(),
+        tool_context(),
     )
     assert (workspace / "new.txt").read_text() == "first"  # a missing file is created, as `>>` does
 
@@ -256,7 +251,7 @@ async def test_an_append_retried_after_it_landed_is_not_added_twice_and_bad_targ
                 "path": "logo.png",
                 "content": "x",
             },
-            context(),
+            tool_context(),
         )
     with pytest.raises(ToolError, match="content is empty"):
         await tool.run(
@@ -264,7 +259,7 @@ async def test_an_append_retried_after_it_landed_is_not_added_twice_and_bad_targ
                 "path": "todo.md",
                 "content": "\n",
             },
-            context(),
+            tool_context(),
         )
     (workspace / "link.md").symlink_to(workspace / "todo.md")
     with pytest.raises(ToolError):
@@ -273,7 +268,7 @@ async def test_an_append_retried_after_it_landed_is_not_added_twice_and_bad_targ
                 "path": "link.md",
                 "content": "x",
             },
-            context(),
+            tool_context(),
         )
     assert (workspace / "todo.md").read_text() == "- [x] c\n- [ ] d\n"
     assert (workspace / "logo.png").read_bytes() == b"\x89PNG\r\n\x1a\n"
@@ -284,14 +279,16 @@ async def test_an_edit_shows_the_lines_it_wrote_with_two_either_side(workspace: 
     (workspace / "big.ini").write_text("\n".join(lines) + "\n")
     tool = EditFile(Workspace(workspace))
     out = (
-        await tool.run({"path": "big.ini", "old_text": "key20 = 20", "new_text": "key20 = 7\nkey20b = 8"}, context())
+        await tool.run(
+            {"path": "big.ini", "old_text": "key20 = 20", "new_text": "key20 = 7\nkey20b = 8"}, tool_context()
+        )
     ).text
     assert out == (
         "Edited big.ini at line 20: replaced 1 line with 2 lines. Lines 18-23 now read:\n"
         "18: key18 = 18\n19: key19 = 19\n20: key20 = 7\n21: key20b = 8\n22: key21 = 21\n23: key22 = 22"
     )
     (workspace / "small.ini").write_text("[server]\nport = 1\n")
-    out = (await tool.run({"path": "small.ini", "old_text": "port = 1", "new_text": "port = 2"}, context())).text
+    out = (await tool.run({"path": "small.ini", "old_text": "port = 1", "new_text": "port = 2"}, tool_context())).text
     assert out.endswith("small.ini now reads:\n[server]\nport = 2\n")  # a short file is shown whole
 
 
@@ -299,15 +296,15 @@ async def test_an_edit_that_would_break_a_line_in_two_is_refused_and_says_which_
     (workspace / "settings.ini").write_text("[server]\nport = 1869\nhost = x\n")
     tool = EditFile(Workspace(workspace))
     with pytest.raises(ToolError) as split:
-        await tool.run({"path": "settings.ini", "old_text": "port = ", "new_text": "port = 17259\n"}, context())
+        await tool.run({"path": "settings.ini", "old_text": "port = ", "new_text": "port = 17259\n"}, tool_context())
     assert str(split.value) == (
         'old_text ends inside line 2, "port = 1869", and new_text ends with a line break, so the rest of that line '
         "would be left on a line of its own: give the whole line as old_text"
     )
     assert (workspace / "settings.ini").read_text() == "[server]\nport = 1869\nhost = x\n"
     # a part of a line replaced by a part, and a whole line by a line and its break, are edits as ever
-    await tool.run({"path": "settings.ini", "old_text": "port = ", "new_text": "port: "}, context())
-    await tool.run({"path": "settings.ini", "old_text": "host = x", "new_text": "host = y\n"}, context())
+    await tool.run({"path": "settings.ini", "old_text": "port = ", "new_text": "port: "}, tool_context())
+    await tool.run({"path": "settings.ini", "old_text": "host = x", "new_text": "host = y\n"}, tool_context())
     assert (workspace / "settings.ini").read_text() == "[server]\nport: 1869\nhost = y\n\n"
 
 
@@ -315,20 +312,20 @@ async def test_an_edit_that_takes_a_line_out_names_it_and_one_that_rewrites_line
     (workspace / "settings.ini").write_text("[server]\nport = 1869\nhost = 0.0.0.0\n\n[logging]\nlevel = info\n")
     tool = EditFile(Workspace(workspace))
     slip = {"path": "settings.ini", "old_text": "port = 1869\nhost = 0.0.0.0\n", "new_text": "port = 17259\n"}
-    out = (await tool.run(slip, context())).text
+    out = (await tool.run(slip, tool_context())).text
     assert out.startswith(
         'Edited settings.ini at line 2: replaced 2 lines with 1 line. It removed 1 line: "host = 0.0.0.0"; '
         "if any was to stay, put it back. settings.ini now reads:\n[server]\nport = 17259\n\n"
     )
     # lines rewritten in place, or kept around a change, were not removed
     both = {"path": "settings.ini", "old_text": "[server]\nport = 17259", "new_text": "[server]\nport = 80"}
-    assert "removed" not in (await tool.run(both, context())).text
+    assert "removed" not in (await tool.run(both, tool_context())).text
     # a value within a line replaced: the line stays, rewritten
-    value = (await tool.run({"path": "settings.ini", "old_text": "80", "new_text": "17259"}, context())).text
+    value = (await tool.run({"path": "settings.ini", "old_text": "80", "new_text": "17259"}, tool_context())).text
     assert "removed" not in value and "2: port = 17259" in value
     cut = "[logging]\nlevel = info\nformat = plain\ncolour = off\nrotate = daily\n"
     (workspace / "log.ini").write_text(cut)
-    out = (await tool.run({"path": "log.ini", "old_text": cut, "new_text": "[logging]\n"}, context())).text
+    out = (await tool.run({"path": "log.ini", "old_text": cut, "new_text": "[logging]\n"}, tool_context())).text
     assert 'It removed 4 lines: "level = info", "format = plain", "colour = off" and 1 more;' in out
 
 
@@ -386,7 +383,7 @@ async def test_a_retry_after_the_file_changed_since_is_refused_and_changes_nothi
 async def test_a_value_changed_in_a_line_is_no_removed_line(workspace: Path, before: str, old: str, new: str) -> None:
     (workspace / "c.txt").write_bytes(before.encode())
     out = (
-        await EditFile(Workspace(workspace)).run({"path": "c.txt", "old_text": old, "new_text": new}, context())
+        await EditFile(Workspace(workspace)).run({"path": "c.txt", "old_text": old, "new_text": new}, tool_context())
     ).text
     assert "removed" not in out
 
@@ -399,18 +396,18 @@ async def test_a_large_edit_and_a_near_miss_on_a_long_file_answer_in_bounded_tim
     (workspace / "f.txt").write_text("head\n" + old + "tail\n")
     (workspace / "g.txt").write_text("".join(f"entry {i}: value {i * 7}\n" for i in range(5000)))
     tool = EditFile(Workspace(workspace))
-    await asyncio.wait_for(tool.run({"path": "f.txt", "old_text": old, "new_text": new}, context()), timeout=10)
+    await asyncio.wait_for(tool.run({"path": "f.txt", "old_text": old, "new_text": new}, tool_context()), timeout=10)
     with pytest.raises(ToolError, match='line 18: "entry 17: value 119"'):
         await asyncio.wait_for(
-            tool.run({"path": "g.txt", "old_text": "entry 17: valeu 119", "new_text": "x"}, context()), timeout=10
+            tool.run({"path": "g.txt", "old_text": "entry 17: valeu 119", "new_text": "x"}, tool_context()), timeout=10
         )
 
 
 async def test_a_crlf_file_keeps_its_line_endings_through_an_append_and_an_edit(workspace: Path) -> None:
     (workspace / "w.ini").write_bytes(b"[a]\r\nport = 1\r\n")
-    await AppendFile(Workspace(workspace)).run({"path": "w.ini", "content": "host = x\nmode = y"}, context())
+    await AppendFile(Workspace(workspace)).run({"path": "w.ini", "content": "host = x\nmode = y"}, tool_context())
     await EditFile(Workspace(workspace)).run({"path": "w.ini", "old_text": "port = 1\nhost = x", "new_text":
-                                              "port = 2\nhost = z"}, context())  # fmt: skip
+                                              "port = 2\nhost = z"}, tool_context())  # fmt: skip
     assert (workspace / "w.ini").read_bytes() == b"[a]\r\nport = 2\r\nhost = z\r\nmode = y\r\n"
 
 
@@ -418,27 +415,27 @@ async def test_a_read_only_file_is_not_replaced_and_a_replaced_file_loses_set_us
     (workspace / "ro.txt").write_text("keep")
     (workspace / "ro.txt").chmod(0o444)
     with pytest.raises(ToolError, match="is read-only"):
-        await WriteFile(Workspace(workspace)).run({"path": "ro.txt", "content": "new"}, context())
+        await WriteFile(Workspace(workspace)).run({"path": "ro.txt", "content": "new"}, tool_context())
     assert (workspace / "ro.txt").read_text() == "keep"
     (workspace / "tool.sh").write_text("echo")
     (workspace / "tool.sh").chmod(0o4755)
-    await WriteFile(Workspace(workspace)).run({"path": "tool.sh", "content": "echo new"}, context())
+    await WriteFile(Workspace(workspace)).run({"path": "tool.sh", "content": "echo new"}, tool_context())
     assert (workspace / "tool.sh").stat().st_mode & 0o7777 == 0o755
 
 
 async def test_a_name_in_another_unicode_form_is_not_made_beside_the_existing_one(workspace: Path) -> None:
     (workspace / "caf\u0065\u0301.txt").write_text("nfd")  # é as e and a combining accent
     with pytest.raises(ToolError, match="the same name in another Unicode form"):
-        await WriteFile(Workspace(workspace)).run({"path": "caf\u00e9.txt", "content": "nfc"}, context())
+        await WriteFile(Workspace(workspace)).run({"path": "caf\u00e9.txt", "content": "nfc"}, tool_context())
     assert len(list(workspace.glob("caf*"))) == 1
 
 
 async def test_old_text_that_only_begins_like_a_number_is_not_taken_for_a_windows_line(workspace: Path) -> None:
     (workspace / "n.txt").write_text("a\nx\nb\n2: x\n")
     tool = EditFile(Workspace(workspace))
-    await tool.run({"path": "n.txt", "old_text": "2: x", "new_text": "2: y"}, context())
+    await tool.run({"path": "n.txt", "old_text": "2: x", "new_text": "2: y"}, tool_context())
     assert (workspace / "n.txt").read_text() == "a\nx\nb\n2: y\n"  # the line that says `2: x`, not line 2
-    await tool.run({"path": "n.txt", "old_text": "2: x", "new_text": "2: z"}, context())  # line 2 is `x`
+    await tool.run({"path": "n.txt", "old_text": "2: x", "new_text": "2: z"}, tool_context())  # line 2 is `x`
     assert (workspace / "n.txt").read_text() == "a\nz\nb\n2: y\n"
     with pytest.raises(ToolError, match=r"old_text is not in n\.txt"):
-        await tool.run({"path": "n.txt", "old_text": "3: q", "new_text": "w"}, context())
+        await tool.run({"path": "n.txt", "old_text": "3: q", "new_text": "w"}, tool_context())
