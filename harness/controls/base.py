@@ -1,16 +1,18 @@
 """The hook points a control acts at, what it is given there, and where it keeps what it remembers.
 
 A turn goes in three phases before its request is sent. First the harness builds the request (the
-transcript under the context budget, the tools) and asks each control, in profile order, whether this is
-the turn to answer (`decide`: "answer now, because ..."); the first reason given makes it the answer turn
-(`Turn.answer_now`), and the rest are not asked. Then, on a turn that may still call tools, each control
-may shape the call (`before_request`: force one, narrow arguments, set tools aside); a turn whose every
-tool is set aside has nothing left to look at and becomes the answer turn. Last, on every turn, the
+transcript under the context budget, the tools) and asks every control whether this is the turn to answer
+(`decide`: "answer now, because ..."); any reason makes it the answer turn (`Turn.answer_now`: done
+looking; only the tools that change files may still be called, until the run has changed one). Then, on a
+turn that may still call tools, each control may shape the call (`before_request`: force one with
+`Turn.require`, narrow arguments with `Turn.narrow`, set tools aside); a turn whose every tool is set aside
+has nothing left to look at and becomes the answer turn. Last, on every turn, the
 history processors (`before_send`: fit the window, write the digest) shape what the model reads. The
 model replies; each control may see or reshape the reply before it is recorded (`on_reply`); a reply
 without calls is the answer unless a control says it is not yet, and why (`on_answer`). Around each call
 of a batch: a control may fill its slot without running it (`before_call`) and sees its result
-(`after_call`).
+(`after_call`). Every control is asked at every point and what several say is combined the same way
+whatever their order in the profile, so a profile is a set of concerns, not a sequence.
 
 What a control remembers lives in the run state (`state.controls[name]`, a small dataclass as JSON), so it
 is saved with the state at every change and a resumed run goes on with it; the control objects

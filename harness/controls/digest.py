@@ -20,7 +20,7 @@ from harness.fs.workspace import Workspace
 from harness.prompts import NOT_RUN, make_the_call, write_it
 from harness.tools.roles import OverWorkspace, ReadsOneFile
 from wire.digest import Finding, write
-from wire.types import AssistantMessage, Message, ToolCall, ToolDefinition, decoded_arguments
+from wire.types import Message, ToolCall, ToolDefinition, decoded_arguments
 
 # the reply has to open with a word (a letter, a digit or a quote), not JSON, a tag, a list or a fence (GBNF)
 PROSE_GRAMMAR = 'root ::= [ \\t\\n]* [A-Za-z0-9"\u00c0-\uffff] [^\\x00]*'
@@ -75,8 +75,8 @@ class DigestAnswers(Hooks):
             changes=frozenset(t.name for t in run.tools if not t.read_only),
             reader=reader_of(run),
         )
-        changers = self.changers(run)
-        if changers:
+        if turn.finishing:
+            changers = [d for d in turn.request.tools if d["function"]["name"] in turn.finishing]
             turn.request = ModelRequest(messages, changers, turn.request.max_tokens, "auto")
             return
         grammar = {"grammar": PROSE_GRAMMAR}
@@ -92,12 +92,6 @@ class DigestAnswers(Hooks):
         shown = run.state.shown.get(str(last["tool_call_id"]))
         refused = shown is not None and shown.kind == "lines" and str(last["content"]).startswith(NOT_RUN)
         return "shown the file to change" if refused else None
-
-    def on_reply(self, run: RunContext, turn: Turn, reply: ModelReply) -> ModelReply:
-        if turn.answer is None:
-            return reply
-        offered = {d["function"]["name"] for d in turn.request.tools}
-        return words_only(reply, keep=offered)
 
     def on_answer(self, run: RunContext, turn: Turn, reply: ModelReply) -> NotYet | None:
         if turn.answer is None or reply.message.get("tool_calls") or not turn.request.tools:
@@ -196,18 +190,6 @@ class Changed:
 
 def named_in(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
-
-
-def words_only(reply: ModelReply, keep: frozenset[str] | set[str] = frozenset()) -> ModelReply:
-    """The reply without calls to tools not offered (`keep`: the ones that were)."""
-    calls = reply.message.get("tool_calls") or []
-    kept = [c for c in calls if c["function"]["name"] in keep]
-    if len(kept) == len(calls):
-        return reply
-    message: AssistantMessage = {"role": "assistant", "content": reply.message.get("content") or ""}
-    if kept:
-        message["tool_calls"] = kept
-    return replace(reply, message=message, finish_reason="tool_calls" if kept else "stop")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from harness.core.protocols import ModelReply, Tool
 from harness.core.registry import Registry
 from harness.core.results import ToolResult, as_result
 from harness.core.state import Ending, Interruption, RunState, fresh_ids, over, pending
-from harness.core.turn import RunContext, Turn
+from harness.core.turn import RunContext, Turn, calls_kept
 from harness.errors import ContextTooSmall, NotResumable, ProviderError, Stopped
 from wire.types import ToolCall
 
@@ -166,6 +166,8 @@ class Loop:
             self.journal.context_trimmed(dropped)
         began = time.perf_counter()
         reply = await self.signal.race(self.options.model.complete(turn.settle()))
+        if turn.answer is not None:  # the answer turn calls only what it may still call, if anything
+            reply = calls_kept(reply, turn.finishing)
         for control in self.controls:
             reply = control.on_reply(self.context, turn, reply)
         reply = replace(reply, message=fresh_ids(self.state.messages, reply.message))
@@ -178,15 +180,21 @@ class Loop:
         turn that may call tools makes, and what the model reads."""
         reasons = [why for control in self.controls if (why := control.decide(self.context, turn)) is not None]
         if reasons:  # every control is asked, whichever says so first
-            turn.answer_now("; ".join(sorted(set(reasons))))
+            turn.answer_now("; ".join(sorted(set(reasons))), self.finishing())
         if turn.answer is None:
             for control in self.controls:
                 control.before_request(self.context, turn)
             if turn.nothing_left():
-                turn.answer_now("nothing left to look at")
+                turn.answer_now("nothing left to look at", self.finishing())
         for control in self.controls:
             control.before_send(self.context, turn)
         return turn
+
+    def finishing(self) -> list[str]:
+        """The tools an answer turn may still call: those that change files, while the run has changed none."""
+        if any(shown.kind == "changed" for shown in self.state.shown.values()):
+            return []
+        return [tool.name for tool in self.tools if not tool.read_only]
 
     def answered(self, turn: Turn, reply: ModelReply) -> Ending | None:
         """A reply without calls ends the run, unless a control says it is not the answer yet (every control is

@@ -8,7 +8,7 @@ and reaches the folder only through the run's index (`FolderIndex`, which `harne
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,6 +19,7 @@ from harness.core.results import ToolResult
 from harness.core.state import RunState
 from wire.types import (
     TOOL_EXTENSIONS,
+    AssistantMessage,
     Message,
     ToolCall,
     ToolChoice,
@@ -95,16 +96,23 @@ class Turn:
     answer: str | None = None
     aside: set[str] = field(default_factory=set)
     keeps_aside: bool = False  # the server keeps a reply from the tools set aside, when asked (allowed_tools)
+    finishing: list[str] = field(default_factory=list)  # on the answer turn, the tools it may still call
 
-    def answer_now(self, why: str) -> None:
-        """Make this the answer turn, the one way there is: no call may be made (tool_choice none) and no
-        field that names a tool is sent. The definitions stay, so the prompt is the one the turns before
-        read and a server's cache keeps it; a reason already given stays."""
+    def answer_now(self, why: str, finishing: Sequence[str] = ()) -> None:
+        """Make this the answer turn, the one way there is: the model is done looking. No looking call may be
+        made; of the `finishing` tools (the tools that change files, while the run has changed nothing: a
+        task whose result is a change is finished by that change, not by words about it) the model may call
+        one or answer, and with none no call may be made (tool_choice none). No field that names a tool is
+        sent. The definitions stay, so the prompt is the one the turns before read and a server's cache
+        keeps it; a reason already given stays."""
         if self.answer is not None:
             return
         request = self.request
+        offered = [d["function"]["name"] for d in request.tools]
+        self.finishing = [name for name in offered if name in finishing]
+        self.aside |= set(offered) - set(self.finishing)
         extra = {key: value for key, value in request.extra.items() if key not in TOOL_EXTENSIONS}
-        choice: ToolChoice | None = "none" if request.tools else None
+        choice: ToolChoice | None = ("auto" if self.finishing else "none") if request.tools else None
         self.request = replace(request, tool_choice=choice, parallel_tool_calls=None, extra=extra)
         self.answer = why
 
@@ -154,14 +162,16 @@ class Turn:
 
     def settle(self) -> ModelRequest:
         """The request as sent: a forced choice kept to the tools not set aside, and named when one is left; on
-        a server that keeps a reply from them, a forced choice lists those left (allowed_tools). A choice that
-        may answer instead is left as it was: a small model that writes a call to a tool it may not call
-        writes it as text, and that text would be its answer."""
+        a server that keeps a reply from them, a forced choice (and the answer turn's choice of its finishing
+        tools) lists those left (allowed_tools). Elsewhere a choice that may answer instead is left as it was:
+        a small model that writes a call to a tool it may not call writes it as text, and that text would be
+        its answer (a call the answer turn did not offer is dropped when it comes back)."""
         left = self.left()
         if left and self.aside:
             choice = kept_to(self.request.tool_choice, left)
-            if self.keeps_aside and choice_mode(choice) == "required" and not choice_names(choice):
-                choice = allowing("required", left)
+            mode = choice_mode(choice)
+            if self.keeps_aside and mode != "none" and not choice_names(choice) and (mode == "required" or self.answer):
+                choice = allowing(mode, left)  # a forced call, or the answer turn's finishing tools
             self.request = replace(self.request, tool_choice=choice)
         return self.request
 
@@ -198,6 +208,18 @@ class Control(Protocol):
     def after_call(
         self, run: RunContext, call: ToolCall, tool: Tool, args: dict[str, Any], result: ToolResult, ok: bool
     ) -> None: ...
+
+
+def calls_kept(reply: ModelReply, keep: Collection[str]) -> ModelReply:
+    """The reply without its calls to tools other than `keep` (an answer turn's calls to what it did not offer)."""
+    calls = reply.message.get("tool_calls") or []
+    kept = [c for c in calls if c["function"]["name"] in keep]
+    if len(kept) == len(calls):
+        return reply
+    message: AssistantMessage = {"role": "assistant", "content": reply.message.get("content") or ""}
+    if kept:
+        message["tool_calls"] = kept
+    return replace(reply, message=message, finish_reason="tool_calls" if kept else "stop")
 
 
 def both(a: Mapping[str, Any], b: Mapping[str, Any]) -> Mapping[str, Any]:

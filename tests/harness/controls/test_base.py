@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import ClassVar
 
 from harness.app.trace import MemoryTrace
@@ -13,8 +14,10 @@ from harness.core.protocols import ModelReply
 from harness.core.registry import Registry
 from harness.core.state import new_run
 from harness.core.turn import NotYet, RunContext, Turn
+from harness.fs.workspace import Workspace
+from harness.tools.writes import AppendFile
 from tests.harness.controls.support import QUESTION, answering, reads
-from tests.harness.helpers import Recorder
+from tests.harness.helpers import Recorder, calls
 
 
 async def test_a_control_of_ones_own_is_one_object_in_the_list() -> None:
@@ -90,3 +93,18 @@ async def test_a_turn_whose_every_tool_is_set_aside_is_the_answer_turn() -> None
     )
     assert result.answer == "It is 7." and seen[0].tool_choice is None and seen[1].tool_choice == "none"
     assert [e["answer_turn"] for e in trace.events if e["type"] == "turn"] == [None, "nothing left to look at"]
+
+
+async def test_the_answer_turn_may_still_make_the_change_asked_for_until_one_is_made(workspace: Path) -> None:
+    """The answer turn is done looking: a looking call is not offered (and one made anyway is dropped), while
+    the tools that change files stay callable until the run has changed a file."""
+    tools = Registry([Recorder(), AppendFile(Workspace(workspace), needs_approval=False)])
+    looks_again = calls(("c9", "probe", {"x": 1}))
+    looks_again["content"] = "Done."
+    model, seen = answering(reads(1), looks_again)
+    result = await run(new_run(QUESTION), tools, RunOptions(model, controls=[Deciding(at=(1,))]))
+    assert seen[1].tool_choice == "auto" and result.answer == "Done." and len(tools.get("probe").runs) == 1
+    append = calls(("c1", "append_file", {"path": "notes.txt", "content": "x\n"}))
+    model, seen = answering(append, "Added.")
+    result = await run(new_run(QUESTION), tools, RunOptions(model, controls=[Deciding(at=(1,))]))
+    assert seen[1].tool_choice == "none" and result.answer == "Added."  # changed: nothing left to call
