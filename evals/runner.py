@@ -29,7 +29,7 @@ from harness.core.limits import Limits
 from harness.core.protocols import Model
 from harness.core.state import RunState
 from harness.prompts import FOR_TOOLS
-from wire.types import Message
+from wire.types import Message, TimingsRecord
 
 REFUSAL = "the eval does not allow changes to the files; answer from what you have read"
 
@@ -65,7 +65,7 @@ class Turn:
     cached_tokens: int | None
     finish: str | None
     answer_turn: str | None
-    server: dict[str, Any] | None  # llama-server timings, when the server reports them
+    server: TimingsRecord | None  # llama-server timings, when the server reports them
 
 
 @dataclass

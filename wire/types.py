@@ -12,7 +12,16 @@ import json
 import re
 import time
 import uuid
-from typing import Annotated, Any, Literal, NotRequired, Required, TypeAlias, get_args  # pydantic needs these on 3.11
+from typing import (  # pydantic needs these on 3.11
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    TypeAlias,
+    cast,
+    get_args,
+)
 
 from pydantic import (
     BaseModel,
@@ -276,6 +285,25 @@ class Timings(BaseModel):
     cache_ms: float | None = None  # ours: time spent copying a cached conversation into a free sequence
     draft_n: int | None = None  # guessed tokens the model checked (prompt-lookup drafting), when it was on
     draft_n_accepted: int | None = None  # of those, the ones it chose itself
+
+    def record(self) -> TimingsRecord:
+        """The timings as a trace line or a result file keeps them (JSON)."""
+        return cast(TimingsRecord, self.model_dump())
+
+
+class TimingsRecord(TypedDict):
+    """`Timings` as JSON keeps them (the same fields; a test holds the two together)."""
+
+    cache_n: int
+    prompt_n: int
+    prompt_ms: float
+    prompt_per_second: float
+    predicted_n: int
+    predicted_ms: float
+    predicted_per_second: float
+    cache_ms: float | None
+    draft_n: int | None
+    draft_n_accepted: int | None
 
 
 class TopLogprob(TypedDict):

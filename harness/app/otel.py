@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from harness.core.events import ToolResultEvent, ToolStartEvent, TraceEvent, TurnEvent
+from harness.core.events import Header, ToolResultEvent, ToolStartEvent, TraceEvent, TurnEvent
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -59,21 +59,23 @@ class SpanTrace:
                 span.set_status(status_error("the tool failed or was not run"))
             span.end(end_time=at)
         elif event["type"] == "run_stopped":
-            agent = self.agent(run_id, at)
+            agent = self.agent(event, at)
             agent.set_attribute("harness.run.status", event["status"])
             if event["status"] == "failed":
                 agent.set_status(status_error(event["reason"]))
             agent.end(end_time=at)
             del self.agents[run_id]
 
-    def agent(self, run_id: str, at: int) -> Span:
+    def agent(self, event: Header, at: int) -> Span:
         """The run's span, begun at its first event; a sub-agent's is a child of its parent's tool span."""
+        run_id = event["run_id"]
         span = self.agents.get(run_id)
         if span is None:
             from opentelemetry import trace
 
-            parent, _, call_id = run_id.rpartition(".")
-            under = self.tools.get((parent, call_id)) or self.agents.get(parent)
+            parent = event.get("parent")
+            under = (self.tools.get((parent["run_id"], parent["call_id"])) or self.agents.get(parent["run_id"])
+                     if parent is not None else None)  # fmt: skip
             context = trace.set_span_in_context(under) if under is not None else None
             span = self.tracer.start_span("invoke_agent harness", context=context, start_time=at)
             span.set_attributes({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "harness",
@@ -82,15 +84,15 @@ class SpanTrace:
             self.agents[run_id] = span
         return span
 
-    def child(self, run_id: str, name: str, at: int) -> Span:
+    def child(self, event: Header, name: str, at: int) -> Span:
         from opentelemetry import trace
 
-        context = trace.set_span_in_context(self.agent(run_id, at))
+        context = trace.set_span_in_context(self.agent(event, at))
         return self.tracer.start_span(name, context=context, start_time=at)
 
     def turn(self, run_id: str, event: TurnEvent, at: int) -> None:
         start = at - nanoseconds(event["latency_ms"] / 1000)
-        span = self.child(run_id, f"chat {self.model}", start)
+        span = self.child(event, f"chat {self.model}", start)
         span.set_attributes({"gen_ai.operation.name": "chat", "gen_ai.provider.name": PROVIDER,
                              "gen_ai.request.model": self.model, "gen_ai.conversation.id": run_id})  # fmt: skip
         for tokens, name in ((event["prompt_tokens"], "input_tokens"), (event["completion_tokens"], "output_tokens")):
@@ -102,7 +104,7 @@ class SpanTrace:
 
     def tool(self, run_id: str, event: ToolStartEvent | ToolResultEvent, at: int) -> Span:
         name, call_id = event["tool"], event["call_id"]
-        span = self.child(run_id, f"execute_tool {name}", at)
+        span = self.child(event, f"execute_tool {name}", at)
         span.set_attributes({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
                              "gen_ai.tool.call.id": call_id, "gen_ai.conversation.id": run_id})  # fmt: skip
         if self.payloads and event["type"] == "tool_start" and "args" in event:

@@ -27,7 +27,7 @@ import dataclasses
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -41,7 +41,10 @@ from wire.types import (
     ToolDefinition,
 )
 
-M = TypeVar("M")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+M = TypeVar("M", bound="DataclassInstance")  # a control's memory: a dataclass, kept as JSON in the state
 
 
 class Hooks:
@@ -91,9 +94,9 @@ class Hooks:
                 f"the saved memory of the {self.name} control does not read ({where}: {problem})"
             ) from None
 
-    def keep(self, run: RunContext, memory: object) -> None:
+    def keep(self, run: RunContext, memory: DataclassInstance) -> None:
         """Store this control's memory in the run state; it is saved with the state's next save."""
-        run.state.controls[self.name] = dataclasses.asdict(memory)  # type: ignore[call-overload]
+        run.state.controls[self.name] = dataclasses.asdict(memory)
 
     @contextmanager
     def remember(self, run: RunContext, kind: type[M]) -> Iterator[M]:
@@ -105,7 +108,7 @@ class Hooks:
 
 def reader(kind: type[M]) -> TypeAdapter[M]:
     """How a memory of this kind is read back from the state's JSON."""
-    return cast("TypeAdapter[M]", adapter(kind))  # type: ignore[arg-type]  # mypy takes classes for unhashable
+    return cast("TypeAdapter[M]", adapter(kind))
 
 
 @functools.cache

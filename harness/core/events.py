@@ -5,11 +5,21 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
+from wire.types import TimingsRecord
+
+
+class ParentCall(TypedDict):
+    """The call of a parent run that started this (sub-agent's) run."""
+
+    run_id: str
+    call_id: str
+
 
 class Header(TypedDict):
     run_id: str
     seq: int
     ts: float
+    parent: NotRequired[ParentCall]
 
 
 class TurnEvent(Header):
@@ -23,7 +33,7 @@ class TurnEvent(Header):
     running_cost_usd: float
     finish: str | None
     latency_ms: float
-    timings: dict[str, Any] | None
+    timings: TimingsRecord | None
     answer_turn: str | None
 
 

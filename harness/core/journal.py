@@ -43,13 +43,16 @@ class Journal:
         return {"run_id": run_id, "seq": seq, "ts": ts}
 
     def stamp(self) -> tuple[str, int, float]:
-        """The run id, the next sequence number and the time: what every trace line carries."""
+        """The run id, the next sequence number and the time: what every trace line carries (and, for a
+        sub-agent's run, the parent's call that started it, added as it is emitted)."""
         self.state.trace_seq += 1
         return self.state.run_id, self.state.trace_seq, round(time.time(), 6)
 
     def emit(self, event: TraceEvent) -> None:
         if self.trace is None:
             return
+        if self.state.parent is not None:
+            event["parent"] = {"run_id": self.state.parent.run_id, "call_id": self.state.parent.call_id}
         try:
             self.trace.write(event)
         except Exception as exc:  # a broken trace must never change how a run ends
@@ -116,7 +119,7 @@ class Journal:
                 "running_cost_usd": state.total_cost_usd,
                 "finish": reply.finish_reason,
                 "latency_ms": round(latency_ms, 3),
-                "timings": reply.timings.model_dump() if reply.timings else None,
+                "timings": reply.timings.record() if reply.timings else None,
                 "answer_turn": answer_turn,
             }
         )

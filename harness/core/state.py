@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import JsonValue, TypeAdapter, ValidationError
 
 from harness.core.config import RunConfig
 from harness.core.limits import Limits, Prices, Usage
@@ -70,6 +70,14 @@ class Intent:
     after: str | None
 
 
+@dataclass(frozen=True)
+class Parent:
+    """The run and call that started a sub-agent's run."""
+
+    run_id: str
+    call_id: str
+
+
 @dataclass
 class RunState:
     run_id: str
@@ -91,12 +99,13 @@ class RunState:
     started: list[str] = field(default_factory=list)  # write calls that began and have no result yet
     processes: dict[str, int] = field(default_factory=dict)  # call id -> process group of a command it started
     read_cache: dict[str, str] = field(default_factory=dict)  # call signature -> call id whose result is reused
-    controls: dict[str, dict[str, Any]] = field(default_factory=dict)  # each control's memory, by control name
+    controls: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # each control's memory, as JSON
     shown: dict[str, Shown] = field(default_factory=dict)  # call id -> what its result shows (a tool that says)
     intents: dict[str, Intent] = field(default_factory=dict)  # call id -> what its change will do, until its result
     children: dict[str, RunState] = field(default_factory=dict)  # call id -> a sub-agent's run, as it stands
     trace_seq: int = 0
     config: RunConfig | None = None  # how to rebuild model and tools on resume
+    parent: Parent | None = None  # for a sub-agent's run, the parent's call that started it
     format_version: int = FORMAT_VERSION
 
     @property
@@ -230,6 +239,7 @@ def new_run(
     prices: Prices | None = None,
     run_id: str | None = None,
     config: RunConfig | None = None,
+    parent: Parent | None = None,
 ) -> RunState:
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": prompt})
@@ -240,6 +250,7 @@ def new_run(
         limits=limits or Limits(),
         prices=prices or Prices(),
         config=config,
+        parent=parent,
     )
 
 

@@ -17,7 +17,7 @@ from harness.core.loop import run
 from harness.core.options import RunOptions
 from harness.core.protocols import Model, ToolContext, TraceSink
 from harness.core.registry import Registry
-from harness.core.state import RunState, new_run
+from harness.core.state import Parent, RunState, new_run
 from harness.core.turn import Control
 from harness.prompts import RESEARCH_SYSTEM
 
@@ -55,6 +55,7 @@ class Research:
                 limits=Limits(**vars(self.limits)),
                 prices=self.prices,
                 run_id=f"{ctx.run_id}.{ctx.call_id}",
+                parent=Parent(ctx.run_id, ctx.call_id),
             )
             ctx.children.save(child)
             options = RunOptions(

@@ -8,6 +8,8 @@ import pytest
 from wire.types import (
     ChatCompletionRequest,
     ModelCard,
+    Timings,
+    TimingsRecord,
     canonical,
     decoded_arguments,
     first_error,
@@ -80,3 +82,10 @@ def test_helpers_say_the_same_thing_every_time() -> None:
     deltas = tool_call_deltas([call])  # type: ignore[list-item]
     assert deltas[0]["tool_calls"][0]["function"] == {"name": "f", "arguments": ""}
     assert deltas[1]["tool_calls"][0]["function"] == {"arguments": '{"a":1}'}
+
+
+def test_timings_are_kept_in_a_trace_with_the_fields_the_server_sent() -> None:
+    timings = Timings(cache_n=4, prompt_n=5, prompt_ms=1.5, prompt_per_second=2.0, predicted_n=3, predicted_ms=2.5,
+                      predicted_per_second=1.0, draft_n=2)  # fmt: skip
+    assert set(TimingsRecord.__annotations__) == set(Timings.model_fields)
+    assert timings.record()["draft_n"] == 2 and Timings.model_validate(timings.record()) == timings
