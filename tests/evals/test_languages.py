@@ -6,11 +6,13 @@ scored as well."""
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
 from evals.languages import LANGUAGES, Language
-from evals.scoring import judge
-from evals.suite import Check
+from evals.scoring import CHANGES, JUDGES, judge
+from evals.suite import Check, CheckKind
 from evals.truth import Truth
 
 FILES = {"logs/api.log", "logs/db.log", "notes.txt", "config/app.ini", "src/core.py", "src/util.py", "README.md"}
@@ -24,6 +26,8 @@ LATEST = Truth(value="2.4.1", others=frozenset({"2.3.0", "2.2.5"}))
 ITEMS = Truth(items=("renew the certificate", "check the backups"), not_items=("update the docs",))
 LICENSE = Truth(items=("MIT", "Apache"), not_items=("BSD", "ISC", "GPL"))
 ALL = Truth(names=frozenset({"src/core.py", "src/util.py"}), allowed=frozenset({"README.md"}), every=True)
+EVERY = Truth(names=frozenset({"notes.txt", "README.md"}))
+SHARED = Truth(names=frozenset({"quarterly"}))
 
 # kind -> (check kind, truth, {language: [(answer, right)]})
 CASES: dict[str, tuple[str, Truth, dict[Language, list[tuple[str, bool]]]]] = {
@@ -251,7 +255,45 @@ CASES: dict[str, tuple[str, Truth, dict[Language, list[tuple[str, bool]]]]] = {
             "ru": [("Его используют src/core.py и src/util.py.", True), ("Только src/util.py.", False)],
         },
     ),
+    "what each file holds": (
+        "reads_every_file",
+        EVERY,
+        {
+            "en": [
+                ("notes.txt holds a shopping list; README.md describes the project.", True),
+                ("notes.txt and README.md.", False),
+                ("You can call read_file(path) on each file.", False),
+            ],
+            "es": [
+                ("notes.txt contiene la lista de la compra; README.md describe el proyecto.", True),
+                ("notes.txt y README.md.", False),
+            ],
+            "de": [
+                ("notes.txt enthält die Einkaufsliste; README.md beschreibt das Projekt.", True),
+                ("notes.txt und README.md.", False),
+            ],
+            "zh": [("notes.txt 是购物清单；README.md 介绍这个项目。", True), ("notes.txt 和 README.md。", False)],
+            "ru": [("notes.txt: список покупок; README.md описывает проект.", True), ("notes.txt и README.md.", False)],
+        },
+    ),
+    "the word they share": (
+        "shared_word",
+        SHARED,
+        {
+            "en": [("They share the word quarterly.", True), ("They share the word report.", False)],
+            "es": [("Comparten la palabra quarterly.", True), ("Comparten la palabra report.", False)],
+            "de": [("Gemeinsam ist das Wort quarterly.", True), ("Gemeinsam ist das Wort report.", False)],
+            "zh": [("共同的词是 quarterly。", True), ("共同的词是 report。", False)],
+            "ru": [("Общее слово — quarterly.", True), ("Общее слово — report.", False)],
+        },
+    ),
 }
+
+
+def test_every_question_a_check_asks_is_scored_by_a_judge_held_to_near_misses_here() -> None:
+    held = {id(JUDGES[check_kind]) for check_kind, _, _ in CASES.values()}
+    questions = [kind for kind in get_args(CheckKind) if kind not in CHANGES]
+    assert [kind for kind in questions if id(JUDGES[kind]) not in held] == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
