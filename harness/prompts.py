@@ -1,4 +1,6 @@
-"""Every sentence the harness itself says to a model, in one place.
+"""Every sentence the loop and its controls say to a model, in one place: the system prompt, what a slot the
+harness fills instead of running a call says, and what an answer that is not one yet is asked. (A tool's own
+results and errors are written by the tool.)
 
 The default system prompt is written for small models: plain, short, and explicit about when to stop
 calling tools. Nothing here names a task's words: no file names, no subjects. The digest an answer
@@ -42,6 +44,25 @@ RESEARCH_SYSTEM = (
 
 
 NOT_RUN = "Not run"  # how every slot the harness fills instead of running a call begins
+ERROR = "Error: "  # how every slot of a call that failed begins
+
+
+def not_run(why: str) -> str:
+    return f"{NOT_RUN}: {why}."
+
+
+def stopped_first(reason: str) -> str:
+    return not_run(f"the run stopped first ({reason})")
+
+
+def declined(tool: str, reason: str | None) -> str:
+    """The words a refused call leaves in its slot, so the model's report cannot claim it happened."""
+    text = f"{NOT_RUN}: the user declined this {tool} call, so nothing was done."
+    return f"{text} Reason: {reason}" if reason else text
+
+
+def unknown_tool(name: str, names: Sequence[str]) -> str:
+    return f"{ERROR}unknown tool {name!r}. The tools are: {', '.join(names)}."
 
 
 def repeated_call(tool: str, earlier_call: str) -> str:

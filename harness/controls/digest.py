@@ -10,14 +10,13 @@ from typing import Any, ClassVar
 from harness.controls.base import Hooks
 from harness.controls.budget import CONTEXT_MARGIN, digit_tokens, room, shorter, trimmed
 from harness.controls.read_first import shown as shown_file
-from harness.core.policy import ERROR
 from harness.core.protocols import ModelReply, ModelRequest, Tool
 from harness.core.results import ResultKind, Shown, ToolResult
 from harness.core.state import RunState
 from harness.core.turn import NotYet, RunContext, Turn
 from harness.errors import ContextTooSmall, ToolError
 from harness.fs.workspace import Workspace
-from harness.prompts import NOT_RUN, make_the_call, write_it
+from harness.prompts import ERROR, NOT_RUN, make_the_call, write_it
 from harness.tools.roles import OverWorkspace, ReadsOneFile
 from wire.digest import Finding, write
 from wire.types import Message, ToolCall, ToolDefinition, decoded_arguments

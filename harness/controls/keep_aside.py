@@ -15,10 +15,9 @@ class KeepAside(Hooks):
     prompt, so the prompt a server cached holds; only a forced call naming one tool would keep the model from
     calling it. On a server that takes OpenAI's `allowed_tools` (its card says so), a turn that must call
     lists the tools left, so a set-aside one cannot be called. A turn that may answer instead is left as it
-    was: the 0.5B coder, kept from a tool it wrote a call to, wrote the call out as its answer (open-40 went
-    from 17 to 10 of 23); a call it repeats is refused, and asked again it is asked for the answer.
-    Not in a profile: on forced turns only, it took the 0.5B from 5 to 3 of the six default questions (kept
-    from listing again, it lost the sorted listing whose first line names the largest file)."""
+    was: a small model kept from a tool it wrote a call to writes the call out as its answer; a call it
+    repeats is refused, and asked again it is asked for the answer. Not in a profile: kept from listing
+    again, a small model loses a second, sorted listing whose first line would have named what it wants."""
 
     name: ClassVar[str] = "keep_aside"
     allowed_tools: bool = False  # the server keeps a reply to the tools allowed_tools lists

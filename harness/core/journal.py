@@ -11,6 +11,7 @@ from harness.core.events import ApprovalRequiredEvent, Header, ToolResultEvent, 
 from harness.core.protocols import ModelReply, StateStore, ToolContext, TraceSink
 from harness.core.state import Ending, Intent, Interruption, RunState, Status, pending
 from harness.core.stop import StopSignal
+from harness.prompts import stopped_first
 from wire.types import Message, ToolCall
 
 log = logging.getLogger(__name__)
@@ -200,7 +201,7 @@ class Journal:
         """A run that cannot go on leaves no call without a result: its transcript stays valid to send."""
         if ending.status == "failed":
             for call in pending(self.state.messages):
-                self.decided(call, f"Not run: the run stopped first ({ending.reason}).")
+                self.decided(call, stopped_first(ending.reason))
         return self.finish(ending.status, ending.reason, ending.interruption)
 
     def finish(self, status: Status, reason: str, interruption: Interruption | None) -> RunState:

@@ -23,6 +23,7 @@ from harness.core.results import ToolResult, as_result
 from harness.core.state import Ending, Interruption, RunState, fresh_ids, over, pending
 from harness.core.turn import RunContext, Turn, calls_kept
 from harness.errors import ContextTooSmall, NotResumable, ProviderError, Stopped
+from harness.prompts import not_run
 from wire.types import ToolCall
 
 
@@ -216,7 +217,7 @@ class Loop:
         if cap is not None and wanted > cap:
             why = f"tool-call cap: a batch of {len(calls)} would make {wanted} calls, over the cap of {cap}; none ran"
             for call in calls:
-                self.journal.decided(call, f"Not run: {why}.")
+                self.journal.decided(call, not_run(why))
             return over("budget_exceeded", "max_budget", why)
         self.state.tool_calls = wanted
         return None

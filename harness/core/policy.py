@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from harness.errors import PermanentToolError
+from harness.prompts import ERROR, declined
 from wire.types import canonical
 
 ErrorMode: TypeAlias = Literal["text", "silent", "fatal"]
 Dedupe: TypeAlias = Literal["off", "reads", "all"]
-ERROR = "Error: "  # how every slot of a call that failed begins
 SILENT_TEXT = f"{ERROR}something went wrong."
 
 
@@ -46,8 +46,7 @@ class ToolErrorPolicy:
 
 def rejection_text(tool: str, reason: str | None) -> str:
     """The words a refused call leaves in its slot, so the model's report cannot claim it happened."""
-    text = f"Not run: the user declined this {tool} call, so nothing was done."
-    return f"{text} Reason: {reason}" if reason else text
+    return declined(tool, reason)
 
 
 def fingerprint(arguments: object) -> str:

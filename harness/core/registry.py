@@ -12,6 +12,7 @@ from jsonschema.exceptions import SchemaError
 
 from harness.core.protocols import Tool
 from harness.errors import RegistryError
+from harness.prompts import ERROR, unknown_tool
 from wire.text import scrubbed
 from wire.types import TOOL_NAME, ToolCall, ToolDefinition
 
@@ -77,9 +78,9 @@ class Registry:
         name = call["function"]["name"]
         tool = self.get(name)
         if tool is None:
-            return f"Error: unknown tool {name!r}. The tools are: {', '.join(self.names())}."
+            return unknown_tool(name, self.names())
         args = self.arguments(tool, call["function"]["arguments"])
-        return f"Error: {args.message}" if isinstance(args, Invalid) else args
+        return f"{ERROR}{args.message}" if isinstance(args, Invalid) else args
 
     def arguments(self, tool: Tool, raw: str) -> dict[str, Any] | Invalid:
         """Parse and validate a call's arguments string against the tool's JSON Schema."""
