@@ -54,13 +54,16 @@ eval: install
 experiments: install
 	$(PY) -m evals.experiments --out docs/results/experiments.md $(EXPERIMENT_ARGS)
 
-# docs/results/: every file there, each headed by the command and git revision that wrote it (about two hours
-# on 2 cores; the llama-server side by side only with LLAMA_SERVER set to its binary)
+# docs/results/: every file there, each headed by the command, git revision and CPU that wrote it (the test split
+# on both coders takes about four hours on 2 cores; the llama-server side by side only with LLAMA_SERVER set to
+# its binary). The test split is drawn from a new seed each time, printed and written in its report.
 report: install
+	$(PY) -m evals split --model qwen2.5-coder-0.5b-instruct --model qwen2.5-coder-1.5b-instruct --out docs/results/test
+	$(PY) -m evals readme docs/results/test/summary.json
 	$(PY) -m evals run --out docs/results/eval
-	$(PY) -m evals controls --no-scripted --model qwen2.5-coder-1.5b-instruct --only small --out docs/results/controls-1.5b.md
-	$(PY) -m evals controls --no-scripted --model qwen2.5-coder-0.5b-instruct --only tiny --out docs/results/controls-0.5b.md
 	$(PY) -m evals.agents --model qwen2.5-coder-0.5b-instruct --model qwen2.5-coder-1.5b-instruct --out docs/results/agents.md
+	$(PY) -m benchmarks --out docs/results/bench.md
+	$(PY) -m benchmarks --only contention --out docs/results/contention.md
 	if [ -n "$$LLAMA_SERVER" ]; then $(PY) -m benchmarks --only forced --out docs/results/forced-calls.md; fi
 
 clean:

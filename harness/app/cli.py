@@ -326,7 +326,7 @@ def checked_question(prompt: str) -> str:
     """The question as asked: refused when empty, or when it is not valid UTF-8 (an argument the shell passed
     in another encoding reaches Python with its bad bytes as lone surrogates)."""
     if not prompt.strip():
-        raise ConfigError('the question is empty: say what to ask, e.g. harness run "Which file mentions a timeout?"')
+        raise ConfigError('the question is empty: say what to ask, e.g. harness run "Where is the retry limit set?"')
     if LONE_SURROGATE.search(prompt):
         raise ConfigError("the question is not valid UTF-8: write it in UTF-8 (check the terminal's encoding)")
     return prompt
