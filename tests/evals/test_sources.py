@@ -17,27 +17,13 @@ from fastapi import FastAPI, Request, Response
 from evals.sources import Archive, deb_data, source_tree, tree, unpack
 from models.errors import FetchFailed, IntegrityError
 from tests.conftest import AppServer
-
-
-def tarball(members: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, text in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(text.encode())
-            archive.addfile(info, io.BytesIO(text.encode()))
-    return buffer.getvalue()
+from tests.evals.archives import tarball
 
 
 def deb(members: dict[str, str]) -> bytes:
     """A Debian package: an ar archive of debian-binary, control.tar.xz and data.tar.xz."""
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:xz") as archive:
-        for name, text in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(text.encode())
-            archive.addfile(info, io.BytesIO(text.encode()))
-    parts = [("debian-binary", b"2.0\n"), ("control.tar.xz", b"\xfd7zXZ\x00"), ("data.tar.xz", data.getvalue())]
+    data = tarball(members, "w:xz")
+    parts = [("debian-binary", b"2.0\n"), ("control.tar.xz", b"\xfd7zXZ\x00"), ("data.tar.xz", data)]
     out = b"!<arch>\n"
     for name, body in parts:
         out += f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(body):<10}`\n".encode() + body

@@ -5,10 +5,8 @@ wordings or more in each language; and a real project's tasks are drawn from its
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import random
-import tarfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +21,7 @@ from evals.splits import GENERATED_KINDS, REAL_KINDS, Dealer, real_suite, sample
 from evals.truth import truth_for
 from evals.wordings import TOPICS, WORDINGS, check_complete
 from tests.conftest import AppServer
+from tests.evals.archives import tarball
 
 
 def prompts(split: str, seed: int) -> list[str]:
@@ -101,19 +100,9 @@ PACKAGE = {
 }
 
 
-def tgz(members: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, text in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(text.encode())
-            archive.addfile(info, io.BytesIO(text.encode()))
-    return buffer.getvalue()
-
-
 @pytest.fixture
 def npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[bytes]:
-    data = tgz(PACKAGE)
+    data = tarball(PACKAGE)
     app = FastAPI()
     app.get("/demo/-/demo-3.1.4.tgz")(lambda: Response(data))
     server = AppServer(app)
