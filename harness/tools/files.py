@@ -69,6 +69,7 @@ class ListFiles:
     workspace: Workspace
     output_chars: int = output_chars(None)
     folder_parameter: str = "path"  # names a folder of `workspace`
+    seconds: float = 10.0  # the walk's time bound: past it the listing shows what it reached and says so
     name: str = "list_files"
     description: str = (
         "List the names and sizes of the files (all of them, or those in one folder, or those matching a glob), "
@@ -88,7 +89,12 @@ class ListFiles:
             path = "/".join(self.workspace.folder_parts(where))
             raise ToolError(f"{path} is a file, not a folder: call read_file with path {path} to see what it says")
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
-        walked = self.workspace.walk(MAX_LISTED, under=where, match=matches, over=stop)
+        deadline = time.monotonic() + self.seconds
+
+        def over() -> bool:
+            return (stop is not None and stop()) or time.monotonic() > deadline
+
+        walked = self.workspace.walk(MAX_LISTED, under=where, match=matches, over=over)
         entries = walked.entries
         scope = ("" if where in (".", "") else f" in {where}") + (
             f" matching {args['glob']}" if args.get("glob") else ""
@@ -96,12 +102,15 @@ class ListFiles:
         # the count first and the order's first file first (as `ls -S`): read without counting lines or comparing
         order = args["sort"] if args.get("sort") in ORDERS else "largest"
         ordered = sorted(entries, key=ORDERS[order])
-        count = f"{'more than ' if walked.more else ''}{len(entries):,} file" + ("" if len(entries) == 1 else "s")
+        at_least = "more than " if walked.more else "at least " if walked.stopped else ""
+        count = f"{at_least}{len(entries):,} file" + ("" if len(entries) == 1 else "s")
         if scope:  # a part of the folder: said beside the whole, so its count is not taken for the folder's
-            whole = self.workspace.walk(MAX_LISTED)
+            whole = self.workspace.walk(MAX_LISTED, over=over)
             scope += f" (of {'more than ' if whole.more else ''}{len(whole.entries):,} in the whole folder)"
         shown_count = 0
-        if not entries:
+        if not entries and walked.stopped:
+            lines = [f"No file{scope} was reached before the listing stopped."]
+        elif not entries:
             lines = [f"No files{scope}." if scope else "The workspace has no files."]
         else:
             leader = f"; {leading(ordered, order)}" if args.get("sort") in ORDERS else ""
@@ -117,7 +126,10 @@ class ListFiles:
         if walked.more:
             lines.append(f"(the folder holds more than {MAX_LISTED:,} such files: these are the first by path; "
                          "list a folder or a glob to see the others)")  # fmt: skip
-        cut = shown_count < len(ordered) or walked.more
+        if walked.stopped:
+            lines.append(f"(the listing stopped after {self.seconds:g} s, before it had seen every folder: these "
+                         "are the files it reached, by path; list a folder or a glob to see the others)")  # fmt: skip
+        cut = shown_count < len(ordered) or walked.more or walked.stopped
         facts = Shown("names", tuple(e.path for e in ordered[:shown_count]), cut=cut, whole=not scope and not cut)
         return ToolResult("\n".join(lines), facts)
 

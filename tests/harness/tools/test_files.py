@@ -185,3 +185,9 @@ def test_a_name_that_is_not_utf8_is_listed_quoted_and_read_back(tmp_path: Path) 
     quoted = json.dumps("bad\udcffname.txt")
     assert quoted in out
     assert read(tmp_path, path=quoted) == "hello\n"
+
+
+def test_a_listing_past_its_time_bound_shows_what_it_reached_and_says_so(big_tree: Path) -> None:
+    listed = ListFiles(Workspace(big_tree), seconds=0.0).listing({})
+    assert listed.text.startswith("No file was reached") and "the listing stopped after 0 s" in listed.text
+    assert listed.shown.cut and not listed.shown.whole
