@@ -256,12 +256,18 @@ def least_call(name: str, schema: Mapping[str, Any]) -> Least:
     return Least({"name": name, "arguments": arguments.value}, arguments.chars)
 
 
+def free_reserve(max_tokens: int) -> int:
+    """The closing reserve of a constrained reply that need not be a call: its last tokens, in which closing
+    the open JSON soonest is preferred (see decoding.closing_reserve)."""
+    return min(32, max_tokens // 4)
+
+
 def value_chars(schema: Mapping[str, Any], budget: int | None) -> int:
     """The characters each free-form value of a forced call may take so that all of them, and the call's
     syntax, fit in `budget` tokens: the budget less the closing reserve, shared among the values."""
     if not budget:
         return 0
-    room = budget - min(32, budget // 4)
+    room = budget - free_reserve(budget)
     return max(16, CHARS_PER_TOKEN * room // (leaves(schema) + 1))
 
 

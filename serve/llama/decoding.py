@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.dialects import Parsed, opening, parse, partial_suffix
-from serve.llama.constraints import Grammars, ToolGrammar
+from serve.llama.constraints import Grammars, ToolGrammar, free_reserve
 from wire.types import AssistantMessage, FinishReason, TokenLogprob, ToolCall, TopLogprob
 
 Finish = Literal["stop", "length", "cancelled"]
@@ -39,7 +39,7 @@ def closing_reserve(settings: Settings, written: int = 0) -> int:
     list's bracket, the fence) and for ending a key just opened: its quote, the colon, the shortest value, the
     brackets around it; a call that runs on through optional keys is then still closed in time."""
     if not settings.call_tokens:
-        return min(32, settings.max_tokens // 4)
+        return free_reserve(settings.max_tokens)
     return max(FORM_TOKENS, settings.call_tokens + FORM_TOKENS - written) + CLOSE_TOKENS
 
 
