@@ -131,14 +131,14 @@ def refused_again(path: str, tool: str, advice: str) -> str:
     return f"{NOT_RUN}: this {tool} call is the one not run above, made again; it would change {path} unseen. {advice}"
 
 
-def ungrounded(found: str, evidence: list[str], question: str) -> str:
-    """The re-ask of an answer that rests on nothing the tools returned: what it claimed, the lines of the
-    results that bear most on the question, and the question again, last (as the digest closes)."""
+def ungrounded(found: str, evidence: list[str]) -> str:
+    """The re-ask of an answer that rests on nothing the tools returned: what it claimed, and the lines of the
+    results that bear most on the question."""
     lines = "".join(f"\n  {line}" for line in evidence)
-    shown = f"\nFrom the tool results:{lines}" if evidence else ""
+    shown = f" The lines of the results that bear most on the question:{lines}" if evidence else ""
     return (
-        f"Your answer gives {found}, which no tool result shows.{shown}\n"
-        f"Reply with the answer to this question from the tool results, or call a tool to find out: {question}"
+        f"Your answer gives {found}: none of the tool results shows that.{shown}\n"
+        "Answer the question again from what the tools returned, or call a tool to find out."
     )
 
 

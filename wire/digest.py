@@ -15,7 +15,7 @@ provider reads it back, so a scripted model answers a digest from the same resul
     read_file(path="a.log") returned:
         ...
 
-    Reply with the answer to this question, in one or two sentences: Which file is the largest?
+    Answer the question: Which file is the largest?
 
 A digest may also hold, before the closing question, the lines of the results that bear most on the question
 (`Lines that bear on the question:`); `read` checks that block and returns the question and findings.
@@ -32,10 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# the closing asks for a reply, not for "the question" again: a small model asked "Answer the question: Q" in
-# a language it writes poorly copies Q out as its answer
-OPENING, BODY = "Question: ", "\n\nWhat the tools returned:\n\n"
-CLOSING = "\n\nReply with the answer to this question, in one or two sentences: "
+OPENING, BODY, CLOSING = "Question: ", "\n\nWhat the tools returned:\n\n", "\n\nAnswer the question: "
 HEADER = re.compile(r"(?P<name>[A-Za-z_][\w.-]*)\((?P<arguments>.*)\) returned:")
 KEY = re.compile(r"([A-Za-z_]\w*)=")
 INDENT = "    "

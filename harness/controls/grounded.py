@@ -17,8 +17,6 @@ LIST_MARK = re.compile(r"(?m)^\s*\d+[.)]\s")  # `1. ` opening a line numbers a l
 QUOTED = re.compile(r"`([^`\n]{8,200})`|\"([^\"\n]{8,200})\"|“([^”\n]{8,200})”|«([^»\n]{8,200})»|「([^」\n]{8,200})」")
 CALL = re.compile(r"\b[a-z]+_[a-z_]+\s*\(|\{\s*\"(?:name|arguments)\"\s*:")
 MOST_EVIDENCE = 6
-LETTERS = re.compile(r"[\W_]+")  # what is not a letter or a digit, in any script
-RESTATED_EXTRA = 8
 PATHLIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)*")  # a word that may be a file's path or name
 
 
@@ -30,10 +28,9 @@ class Checked:
     numbers: tuple[str, ...] = ()
     quotes: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()
-    restated: bool = False  # the answer is the question again, with next to nothing added
 
     def __bool__(self) -> bool:
-        return bool(self.files or self.numbers or self.quotes or self.tools or self.restated)
+        return bool(self.files or self.numbers or self.quotes or self.tools)
 
     def __str__(self) -> str:
         parts = [
@@ -41,7 +38,6 @@ class Checked:
             f"numbers {', '.join(self.numbers)} (in no result, and not counted by a tool)" if self.numbers else "",
             f"quoted text {', '.join(repr(q) for q in self.quotes)} (in no result)" if self.quotes else "",
             f"tools {', '.join(self.tools)} (how to call them, not the answer)" if self.tools else "",
-            "the question again instead of its answer" if self.restated else "",
         ]
         return "; ".join(p for p in parts if p)
 
@@ -51,11 +47,10 @@ class Grounded(Hooks):
     """Before a run ends with an answer, what it claims is compared with the results of the run's tools: the
     files it names (a file of the workspace no result showed), the numbers it gives (a number no result holds
     and no tool counted), what it quotes (a quoted text no result holds), and whether it answers at all
-    (a call written out, the run's tools named, or the question written out again, instead of what they
-    found). Each check looks at the answer's paths, digits, quotation marks, tool names and letters, so it
-    works the same in every language. An answer that rests on nothing is asked again once a run, with the
-    lines of the results that bear most on the question (the workspace index's measure) and the question
-    last; the trace records what was checked (`not_an_answer`)."""
+    (a call written out, or the run's tools named, instead of what they found). Each check looks at the
+    answer's paths, digits, quotation marks and tool names, so it works the same in every language. An
+    answer that rests on nothing is asked again once a run, with the lines of the results that bear most on
+    the question (the workspace index's measure); the trace records what was checked (`not_an_answer`)."""
 
     name: ClassVar[str] = "grounded"
 
@@ -69,7 +64,7 @@ class Grounded(Hooks):
         if not found:
             return None
         self.keep(run, Asked(len(run.state.messages)))
-        ask = ungrounded(str(found), evidence(run), run.state.question)
+        ask = ungrounded(str(found), evidence(run))
         return NotYet(f"ungrounded: {found}", {"role": "user", "content": ask})
 
 
@@ -91,15 +86,7 @@ def check(answer: str, run: RunContext) -> Checked:
         numbers=tuple(n for n in numbers(answer) if not holds_number(joined, n)),
         quotes=tuple(q for q in quotes(answer) if " ".join(q.lower().split()) not in lowered),
         tools=tuple(tools_named(answer, run)),
-        restated=restates(answer, run.state.question),
     )
-
-
-def restates(answer: str, question: str) -> bool:
-    """Whether the answer is the question written out again, with fewer than RESTATED_EXTRA letters or digits
-    beside it (compared as letters and digits only, in any script)."""
-    said, asked = LETTERS.sub("", answer.casefold()), LETTERS.sub("", question.casefold())
-    return bool(asked) and asked in said and len(said) - len(asked) < RESTATED_EXTRA
 
 
 def unshown_files(answer: str, run: RunContext, shown: str) -> Iterable[str]:

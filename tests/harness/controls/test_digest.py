@@ -32,7 +32,7 @@ from wire.types import Message
 
 
 def test_under_a_context_budget_a_digest_keeps_the_newest_results() -> None:
-    state = new_run(QUESTION, limits=Limits(context_tokens=49))
+    state = new_run(QUESTION, limits=Limits(context_tokens=40))
     for index in range(3):
         reply = reads(index)
         result = f"result {index} " + "word " * 10
@@ -57,7 +57,7 @@ def test_a_focused_digest_puts_the_results_that_bear_most_on_the_question_first_
     relevance = weigh(state.question)
     kept = read(str(digest_messages(state, lambda m: 1, focus=True, relevance=relevance)[-1]["content"]))  # type: ignore[arg-type]
     assert kept is not None and [f.arguments for f in kept[1]] == [{"x": 1}, {"x": 2}, {"x": 0}]
-    fitted = replace(state, limits=Limits(context_tokens=39))
+    fitted = replace(state, limits=Limits(context_tokens=30))
     count = lambda m: len(str(m["content"]).split())  # noqa: E731
     kept = read(str(digest_messages(fitted, count, focus=True, relevance=relevance)[-1]["content"]))  # type: ignore[arg-type]
     assert kept is not None and kept[1][0].arguments == {"x": 1} and len(kept[1]) < 3

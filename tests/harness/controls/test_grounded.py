@@ -78,21 +78,3 @@ def test_numbers_of_a_list_and_numbers_the_question_gives_are_no_claims(folder: 
     context = RunContext(state, Registry(reading_tools(space)), lambda m: 1, WorkspaceIndex(space))
     assert not check("1. Set port from 1869 to 17259.\n2. Done.", context)
     assert check("Set port from 1,869 to 17259 and 8080.", context).numbers == ("8080",)
-
-
-@pytest.mark.parametrize(
-    ("question", "answer", "restated"),
-    [
-        ("Какой файл здесь крупнее всех?", "Какой файл здесь крупнее всех?", True),
-        ("Welche Datei erwähnt einen Timeout?", "welche Datei erwähnt einen Timeout", True),
-        ("哪个文件最大？", "哪个文件最大？ 80", True),
-        ("Сколько файлов .py в проекте?", "Сколько файлов .py в проекте? В проекте 23 файла .py.", False),
-        ("Which file is the largest?", "The largest file is logs/deploy.log.", False),
-    ],
-)
-def test_an_answer_that_is_the_question_again_is_no_answer_in_any_script(
-    folder: Path, question: str, answer: str, restated: bool
-) -> None:
-    space = Workspace(folder)
-    context = RunContext(new_run(question), Registry(reading_tools(space)), lambda m: 1, WorkspaceIndex(space))
-    assert check(answer, context).restated is restated
