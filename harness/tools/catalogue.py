@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset, known_tools
@@ -55,8 +56,9 @@ def catalogue(
     index: WorkspaceIndex | None = None,
 ) -> Registry:
     """The named tools (research only with a model, run_command only with presets), in catalogue order, each
-    result sized to the model's `window` (tokens) when it is known; the looking tools answer from `index`
-    (one is made when none is given), and the tools that change files refresh it."""
+    result sized to the model's `window` (tokens) when it is known, and the index's tools left out where their
+    definitions would crowd that window (`fitted`); the looking tools answer from `index` (one is made when
+    none is given), and the tools that change files refresh it."""
     known_tools(names)
     chars = output_chars(window)
     index = index or WorkspaceIndex(workspace)
@@ -75,4 +77,24 @@ def catalogue(
         made["research"] = Research(research_model, child_tools, limits, trace=trace, controls=controls)
     if presets:
         made["run_command"] = RunCommand(workspace, presets)
-    return Registry(made[name] for name in ALL_TOOLS if name in names and name in made)
+    return fitted([made[name] for name in ALL_TOOLS if name in names and name in made], window)
+
+
+# the index's tools, in the order they are left out when the definitions would not leave a small model's window
+# room to work in (the three a user knows, list_files, read_file and search, and every tool that changes
+# something, always stay)
+OPTIONAL = ("repo_map", "count_lines", "project_info", "find_symbol")
+DEFINITIONS_SHARE = 4  # the tools' definitions may take at most a quarter of the window
+CHARS_PER_TOKEN = 3  # a definition's JSON takes about a token per three or four characters; three errs long
+
+
+def fitted(tools: list[Tool], window: int | None) -> Registry:
+    """The tools, less the index's tools (last first) while their definitions would take more than a quarter
+    of the model's `window` (a server of a 1,024-token window would otherwise refuse the first request)."""
+    if window:
+        for name in OPTIONAL:
+            size = len(json.dumps(Registry(tools).definitions())) // CHARS_PER_TOKEN
+            if size * DEFINITIONS_SHARE <= window:
+                break
+            tools = [tool for tool in tools if tool.name != name]
+    return Registry(tools)

@@ -64,3 +64,15 @@ def test_results_are_sized_to_the_models_window(tmp_path: Path) -> None:
     small, large = read_with(2048), read_with(32768)
     assert len(small) < len(large) <= 32768 * 4  # a window's worth of characters at most
     assert small.startswith("[big.txt: lines 1-") and "more lines" in small
+
+
+def test_a_small_window_gets_the_three_known_tools_and_every_tool_asked_for_that_changes_files(
+    tmp_path: Path,
+) -> None:
+    """A 1,024-token server would refuse a first request holding seven definitions; an 8,192-token one gets all."""
+    space = Workspace(tmp_path)
+    names = [*LOOKING_TOOLS, "write_file", "edit_file"]
+    assert catalogue(space, names=names, window=1024).names() == ["list_files", "read_file", "search", "write_file",
+                                                                  "edit_file"]  # fmt: skip
+    assert catalogue(space, names=names, window=8192).names() == names
+    assert catalogue(space, names=names).names() == names  # a window nobody said: nothing is left out
