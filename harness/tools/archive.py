@@ -9,10 +9,11 @@ from typing import Any
 
 from harness.core.protocols import ToolContext
 from harness.core.registry import NO_ARGUMENTS
+from harness.tools.roles import OnlyLooks
 
 
 @dataclass
-class ScanArchive:
+class ScanArchive(OnlyLooks):
     """Scans `files` archived files at `seconds` in all; progress every `report_every` files."""
 
     files: int = 1200
@@ -21,9 +22,6 @@ class ScanArchive:
     name: str = "scan_archive"
     description: str = "Scan the archive for problems. Slow: it takes a few seconds."
     parameters: Mapping[str, Any] = field(default_factory=lambda: NO_ARGUMENTS)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         loop = asyncio.get_running_loop()

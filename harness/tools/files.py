@@ -15,6 +15,7 @@ from harness.fs.patterns import glob_matcher
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import WorkspaceIndex
+from harness.tools.roles import OnlyLooks
 from harness.tools.views import described, named, output_chars, window
 
 PATH_ONLY: Mapping[str, Any] = {
@@ -61,7 +62,7 @@ ORDERS: Mapping[str, Callable[[Entry], tuple[float, str]]] = {  # as `ls -S`, `l
 
 
 @dataclass
-class ListFiles:
+class ListFiles(OnlyLooks):
     """The files of the workspace or of one folder, largest first (or smallest, newest or oldest first), with
     their sizes (and when each last changed, in an order by time): as many as fit in the result, then a line
     per folder (how many files, how many bytes) and how to narrow."""
@@ -76,9 +77,6 @@ class ListFiles:
         "largest first unless sorted otherwise. It does not show what a file says: read_file does."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: LISTING)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self.listing, args, lambda: ctx.signal.is_set)
@@ -225,7 +223,7 @@ TIMED = frozenset(("newest", "oldest"))
 
 
 @dataclass
-class ReadFile:
+class ReadFile(OnlyLooks):
     """A text file, whole when it fits in the result; else a window of numbered lines (`offset` and `limit`
     choose it) that says where it ends and how to read on. A binary file is described, never shown."""
 
@@ -238,9 +236,6 @@ class ReadFile:
         "to read and limit how many."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: READING)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = args[self.path_parameter]

@@ -20,6 +20,7 @@ from harness.fs.sniff import SNIFF_BYTES, binary_kind
 from harness.index.index import WorkspaceIndex
 from harness.index.manifests import Manifest
 from harness.index.symbols import Definition
+from harness.tools.roles import OnlyLooks
 from harness.tools.views import output_chars
 
 NAME_ONLY: Mapping[str, Any] = {
@@ -60,7 +61,7 @@ def plural(count: int, noun: str) -> str:
 
 
 @dataclass
-class FindSymbol:
+class FindSymbol(OnlyLooks):
     """Where a name is defined (file, line, kind, the line itself) and which files use it, from tree-sitter's
     parse of the workspace's code; a name nothing defines is answered with the defined names most like it."""
 
@@ -72,9 +73,6 @@ class FindSymbol:
         "Faster and surer than searching for the name."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: NAME_ONLY)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self.find, str(args["name"]).strip())
@@ -126,7 +124,7 @@ class FindSymbol:
 
 
 @dataclass
-class RepoMap:
+class RepoMap(OnlyLooks):
     """The code's files, most referred to first (PageRank over which file uses the names another defines, as
     Aider ranks its repository map), each with the lines that define its names, as many as fit."""
 
@@ -138,9 +136,6 @@ class RepoMap:
         "defines (line numbers and signatures)."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: FOLDER_ONLY)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self.map, str(args.get("path") or ".").strip().rstrip("/"))
@@ -193,7 +188,7 @@ def file_rank(found: Mapping[str, Any], rounds: int = 20, damping: float = 0.85)
 
 
 @dataclass
-class ProjectInfo:
+class ProjectInfo(OnlyLooks):
     """What the project's manifests declare, as written: name, version, license, the runtime it needs,
     dependencies and scripts (PKG-INFO, pyproject.toml, setup.cfg, package.json, composer.json, Cargo.toml,
     go.mod, pom.xml, at the top of the folder and one folder down)."""
@@ -205,9 +200,6 @@ class ProjectInfo:
         "name, version, license, required runtime version, dependencies with their versions, scripts."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         manifests = await asyncio.to_thread(self.index.manifests)
@@ -237,7 +229,7 @@ def described(manifest: Manifest) -> str:
 
 
 @dataclass
-class CountLines:
+class CountLines(OnlyLooks):
     """How many lines a file has, and how many of them hold a text (case-insensitive unless it has a capital;
     RE2 when `regex`); of a CSV or TSV file, how many data rows follow its header."""
 
@@ -248,9 +240,6 @@ class CountLines:
         "rather than counting lines yourself."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: COUNTING)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self.count, args)

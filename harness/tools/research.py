@@ -20,6 +20,7 @@ from harness.core.registry import Registry
 from harness.core.state import Parent, RunState, new_run
 from harness.core.turn import Control
 from harness.prompts import RESEARCH_SYSTEM
+from harness.tools.roles import OnlyLooks
 
 QUESTION: Mapping[str, Any] = {
     "type": "object",
@@ -30,7 +31,7 @@ QUESTION: Mapping[str, Any] = {
 
 
 @dataclass
-class Research:
+class Research(OnlyLooks):
     """Runs (or resumes) a child run per call; its spend is the parent's `child_usage`."""
 
     model: Model
@@ -42,9 +43,6 @@ class Research:
     name: str = "research"
     description: str = "Investigate one question with the file tools and return a short summary."
     parameters: Mapping[str, Any] = field(default_factory=lambda: QUESTION)
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         child = ctx.children.load()

@@ -55,3 +55,12 @@ class NamesSymbol(Protocol):
     """A tool whose `symbol_parameter` is a name the code defines."""
 
     symbol_parameter: str
+
+
+class OnlyLooks:
+    """A tool that only reads: it never waits for approval, and a call made again with its idempotency key may
+    be answered with the earlier result (plain class attributes, not fields: no caller sets them)."""
+
+    read_only = True
+    needs_approval = False
+    honours_idempotency_key = True

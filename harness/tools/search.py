@@ -26,6 +26,7 @@ from harness.fs.patterns import glob_matcher, search_pattern
 from harness.fs.sniff import binary_kind
 from harness.fs.workspace import Entry, Workspace
 from harness.index.index import WorkspaceIndex
+from harness.tools.roles import OnlyLooks
 from harness.tools.views import named, output_chars
 
 MAX_FILE_BYTES = 4 << 20
@@ -107,7 +108,7 @@ def place(path: str) -> int:
 
 
 @dataclass
-class Search:
+class Search(OnlyLooks):
     workspace: Workspace
     output_chars: int = output_chars(None)
     seconds: float = 10.0
@@ -120,9 +121,6 @@ class Search:
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: SEARCH_PARAMETERS)
     index: WorkspaceIndex | None = None  # ranks the lines most like a pattern that matched nothing
-    read_only: bool = True
-    needs_approval: bool = False
-    honours_idempotency_key: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(self.search, args, lambda: ctx.signal.is_set)
