@@ -95,17 +95,24 @@ def tables(results: list[TaskResult], trials: int) -> list[str]:
 
 
 def compared(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    """Two runs' scores side by side (a summary's `scores`), per provider present in both: each share in A and
-    in B, B minus A with Newcombe's 95% interval, and `*` where the difference is beyond it."""
+    """Two runs' scores side by side (a summary's `scores`), per provider present in both (or the one provider
+    of each, whatever its name: `evals run` names it, `evals split` names it by its model): each share in A
+    and in B, B minus A with Newcombe's 95% interval, and `*` where the difference is beyond it."""
+    pairs = [(n, n) for n in a if n in b] or ([(next(iter(a)), next(iter(b)))] if len(a) == len(b) == 1 else [])
+    if not pairs:
+        return [f"No provider is in both runs (A has {', '.join(a) or 'none'}; B has {', '.join(b) or 'none'})."]
     lines = []
-    for name in [n for n in a if n in b]:
-        lines += [f"## {name}: A `{a[name]['model']}`, B `{b[name]['model']}`", "",
+    for first, second in pairs:
+        left_run, right_run = a[first], b[second]
+        title = first if first == second else f"{first} / {second}"
+        lines += [f"## {title}: A `{left_run['model']}`, B `{right_run['model']}`", "",
                   "| | A | B | B - A [95% interval] |", "|---|---|---|---|"]  # fmt: skip
-        rows = [("all", a[name]["all"], b[name]["all"])]
+        rows = [("all", left_run["all"], right_run["all"])]
         for view in VIEWS:
-            for value in sorted(set(a[name].get(view, {})) | set(b[name].get(view, {}))):
+            for value in sorted(set(left_run.get(view, {})) | set(right_run.get(view, {}))):
                 empty = {"right": 0, "total": 0}
-                rows.append((f"{view}: {value}", a[name][view].get(value, empty), b[name][view].get(value, empty)))
+                rows.append((f"{view}: {value}", left_run.get(view, {}).get(value, empty),
+                             right_run.get(view, {}).get(value, empty)))  # fmt: skip
         for title, left, right in rows:
             sa, sb = Share(left["right"], left["total"]), Share(right["right"], right["total"])
             if not sa.total or not sb.total:

@@ -35,3 +35,16 @@ def test_a_comparison_marks_only_the_differences_beyond_their_interval() -> None
     german = next(line for line in lines if "language asked in: de" in line)
     assert row.endswith(" * |")
     assert " *" not in german
+
+
+def test_two_runs_of_one_provider_each_are_compared_whatever_their_names() -> None:
+    """`evals run` names its provider, `evals split` names it by its model: a baseline from one and a run of the
+    other are still compared; runs with nothing to pair say so instead of printing an empty table."""
+
+    def run(name: str, right: int) -> dict[str, object]:
+        return {name: {"model": "m", "all": {"right": right, "total": 100}}}
+
+    lines = compared(run("local", 40), run("qwen2.5-coder-0.5b-instruct", 70))
+    assert any(line.startswith("| all | 40%") and line.endswith(" * |") for line in lines)
+    two = {**run("x", 1), **run("y", 2)}
+    assert compared(two, run("z", 3))[0].startswith("No provider is in both runs")
