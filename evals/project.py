@@ -133,21 +133,26 @@ class Builder:
         self.files: dict[str, str | bytes] = {}
         self.planted = Planted()
         self.used_names: set[str] = set()
+        self.lowest_free: dict[tuple[str, str, str], int] = {}  # per folder, stem and suffix: where to look first
         self.depth = 1 if count < 10 else 2 if count < 60 else 3
 
     def path(self, folder: str, stem: str, suffix: str) -> str:
-        """A path in a folder (deeper for bigger projects), new and distinct from every other."""
+        """A path in a folder (deeper for bigger projects), new and distinct from every other: the stem itself, or
+        the stem numbered with the lowest number free (found in time linear in the names taken, at any size)."""
         rng = self.rng
         parts = [folder] if folder else []
         for _ in range(rng.randint(0, self.depth - 1) if folder else 0):
             parts.append(rng.choice(("2026", "old", "v2", "internal", "extra", "eu", "us", "nightly")))
-        for attempt in range(1000):
+        key = ("/".join(parts), stem, suffix)
+        attempt = self.lowest_free.get(key, 0)  # names are only ever taken, so the lowest free one only rises
+        while True:
             name = f"{stem}{suffix}" if attempt == 0 else f"{stem}_{attempt + 1}{suffix}"
             candidate = "/".join([*parts, name])
             if candidate not in self.files and candidate not in self.used_names:
                 self.used_names.add(candidate)
+                self.lowest_free[key] = attempt + 1
                 return candidate
-        raise RuntimeError("no free name")
+            attempt += 1
 
     def room(self) -> int:
         return self.count - len(self.files)

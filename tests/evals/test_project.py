@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.project import BINARY_NAMES, PROJECT_FACTS, project
+from evals.project import BINARY_NAMES, PROJECT_FACTS, Builder, project
 
 
 def test_a_seed_and_a_size_always_give_the_same_folder_and_another_seed_another() -> None:
@@ -33,3 +33,10 @@ def test_from_the_project_size_on_every_fact_is_planted_in_a_file_that_holds_it(
     assert f"def {planted.function}(" in str(made.files[planted.function_file])
     assert planted.shared_host in str(made.files[planted.shared_files[0]])
     assert all(planted.absent.removeprefix("a ") not in str(text) for text in made.files.values())
+
+
+def test_one_name_in_one_folder_is_numbered_as_often_as_a_large_project_needs() -> None:
+    """A 200,000-file folder (the index bench's largest) asks for the same stem thousands of times in a folder."""
+    builder = Builder(seed=1, count=5)
+    names = [builder.path("", "notes", ".md") for _ in range(3000)]
+    assert len(set(names)) == 3000 and names[:3] == ["notes.md", "notes_2.md", "notes_3.md"]
