@@ -64,6 +64,7 @@ report: install
 	$(PY) -m evals.agents --model qwen2.5-coder-0.5b-instruct --model qwen2.5-coder-1.5b-instruct --out docs/results/agents.md
 	$(PY) -m benchmarks --out docs/results/bench.md
 	$(PY) -m benchmarks --only contention --out docs/results/contention.md
+	$(PY) -m benchmarks --only index --out docs/results/index.md
 	if [ -n "$$LLAMA_SERVER" ]; then $(PY) -m benchmarks --only forced --out docs/results/forced-calls.md; fi
 
 clean:
