@@ -51,6 +51,12 @@ class Walk:
     stopped: bool = False  # the walk stopped when told to (its time bound, Stop) before it was done
 
 
+def within(seconds: float, stop: Callable[[], bool] | None = None) -> Callable[[], bool]:
+    """A walk's or a scan's `over`: true once `seconds` from now have passed, or once `stop` says so."""
+    deadline = time.monotonic() + seconds
+    return lambda: (stop is not None and stop()) or time.monotonic() > deadline
+
+
 def folder_identity(folder: Path) -> tuple[int, int] | None:
     try:
         info = os.stat(folder)

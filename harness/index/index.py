@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.errors import ToolError
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
-from harness.fs.workspace import Workspace
+from harness.fs.workspace import Workspace, within
 from harness.index.manifests import MANIFEST_NAMES, Manifest, parsed
 from harness.index.passages import CHUNK_LINES, Passages
 from harness.index.symbols import Definition, FileSymbols, language_for, symbols_of
@@ -131,9 +131,9 @@ class WorkspaceIndex:
             self.build()
 
     def build(self) -> Built:
-        began = time.monotonic()
+        began, over = time.monotonic(), within(self.seconds)
         self.passages = Passages()
-        walked = self.workspace.walk(self.max_files, over=lambda: time.monotonic() - began > self.seconds)
+        walked = self.workspace.walk(self.max_files, over=over)
         self.built = Built(files=len(walked.entries), skipped=walked.skipped, ignored=walked.ignored)
         if walked.more or walked.stopped:
             reached = "its time bound" if walked.stopped else f"{self.max_files:,} files"
@@ -143,7 +143,7 @@ class WorkspaceIndex:
         for entry in walked.entries:
             self.record(entry.path, entry.size, entry.modified)
         for count, record in enumerate(list(self.table.values()), start=1):
-            if self.built.bytes >= self.max_text_bytes or time.monotonic() - began > self.seconds:
+            if self.built.bytes >= self.max_text_bytes or over():
                 self.built.stopped = self.built.stopped or (
                     f"ranked the first {self.built.read:,} of {len(self.table):,} files, within "
                     f"{self.max_text_bytes >> 20} MB and {self.seconds:g} s"

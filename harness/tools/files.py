@@ -13,7 +13,7 @@ from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
 from harness.fs.patterns import glob_matcher
 from harness.fs.sniff import SNIFF_BYTES, binary_kind
-from harness.fs.workspace import Entry, Workspace
+from harness.fs.workspace import Entry, Workspace, within
 from harness.index.index import WorkspaceIndex
 from harness.tools.roles import OnlyLooks
 from harness.tools.views import described, named, output_chars, window
@@ -87,11 +87,7 @@ class ListFiles(OnlyLooks):
             path = "/".join(self.workspace.folder_parts(where))
             raise ToolError(f"{path} is a file, not a folder: call read_file with path {path} to see what it says")
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
-        deadline = time.monotonic() + self.seconds
-
-        def over() -> bool:
-            return (stop is not None and stop()) or time.monotonic() > deadline
-
+        over = within(self.seconds, stop)
         walked = self.workspace.walk(MAX_LISTED, under=where, match=matches, over=over)
         entries = walked.entries
         scope = ("" if where in (".", "") else f" in {where}") + (

@@ -12,7 +12,6 @@ form, its identifiers' parts), said not to hold it.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -24,7 +23,7 @@ from harness.core.results import Shown, ToolResult
 from harness.errors import ToolError
 from harness.fs.patterns import glob_matcher, search_pattern
 from harness.fs.sniff import binary_kind
-from harness.fs.workspace import Entry, Workspace
+from harness.fs.workspace import Entry, Workspace, within
 from harness.index.index import WorkspaceIndex
 from harness.tools.roles import OnlyLooks
 from harness.tools.views import named, output_chars
@@ -131,8 +130,7 @@ class Search(OnlyLooks):
         matches = glob_matcher(args["glob"]) if args.get("glob") else None
         where = str(args.get("path") or ".")
         entries, more = self.files(where, matches, stop)
-        deadline = time.monotonic() + self.seconds
-        found = self.scan(entries, pattern, lambda: stop() or time.monotonic() > deadline)
+        found = self.scan(entries, pattern, within(self.seconds, stop))
         found.more_files = more
         if found.counts or found.stopped or self.index is None:
             return self.written(args, where, found)
