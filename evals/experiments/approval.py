@@ -7,14 +7,14 @@ from collections.abc import Callable
 
 from evals.experiments.lab import Lab, Table, check
 from harness.core.approvals import approve, reject
-from harness.core.policy import rejection_text
 from harness.core.state import RunState
+from harness.prompts import declined
 
 PROMPT = "Tell me what is in this folder."
 Decision = tuple[str, Callable[[RunState], object], Callable[[str, str | None], str]]
 DECISIONS: tuple[Decision, ...] = (
-    ("approve", lambda state: approve(state, "c2"), rejection_text),
-    ("reject with a reason", lambda state: reject(state, "c2", "keep every log"), rejection_text),
+    ("approve", lambda state: approve(state, "c2"), declined),
+    ("reject with a reason", lambda state: reject(state, "c2", "keep every log"), declined),
     ("reject with nothing", lambda state: reject(state, "c2"), lambda tool, reason: ""),
 )
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from harness.core.policy import Dedupe, ToolErrorPolicy, rejection_text
+from harness.core.policy import Dedupe, ToolErrorPolicy
 from harness.core.protocols import Model, StateStore, TraceSink
 from harness.core.state import RunState
 from harness.core.stop import StopSignal
 from harness.core.turn import Control, FolderIndex
+from harness.prompts import declined
 from wire.types import Message
 
 MAX_REPLY_TOKENS = 1024  # each reply's cap when none is given: no request may run on to the end of the window
@@ -27,7 +28,7 @@ class RunOptions:
     dedupe: Dedupe = "off"
     stop_when: Sequence[Callable[[RunState], bool]] = ()
     on_progress: Callable[[str, str], None] | None = None
-    reject_text: Callable[[str, str | None], str] = rejection_text
+    reject_text: Callable[[str, str | None], str] = declined
     max_output_chars: int = 20_000
     max_tokens: int = MAX_REPLY_TOKENS
     trace_payloads: bool = False

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from harness.errors import PermanentToolError
-from harness.prompts import ERROR, declined
+from harness.prompts import ERROR
 from wire.types import canonical
 
 ErrorMode: TypeAlias = Literal["text", "silent", "fatal"]
@@ -42,11 +42,6 @@ class ToolErrorPolicy:
         if isinstance(exc, PermanentToolError) and self.stop_on_permanent:
             return f"{tool} failed and retrying cannot help: {exc}"
         return f"{tool} failed: {exc}" if self.mode == "fatal" else None
-
-
-def rejection_text(tool: str, reason: str | None) -> str:
-    """The words a refused call leaves in its slot, so the model's report cannot claim it happened."""
-    return declined(tool, reason)
 
 
 def fingerprint(arguments: object) -> str:
