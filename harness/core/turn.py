@@ -128,8 +128,7 @@ class Turn:
         named = choice_names(current) if choice_mode(current) == "required" else []
         if len(named) == 1:
             order = [d["function"]["name"] for d in self.request.tools]
-            first = min((named[0], name), key=lambda n: order.index(n) if n in order else len(order))
-            name = first
+            name = min((named[0], name), key=lambda n: order.index(n) if n in order else len(order))
         self.request = replace(self.request, tool_choice={"type": "function", "function": {"name": name}})
 
     def narrow(self, schemas: Mapping[str, Mapping[str, Any]]) -> None:

@@ -5,6 +5,7 @@ the same way either way round."""
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -75,8 +76,6 @@ async def test_every_order_of_a_profile_s_controls_sends_the_same_requests(
 ) -> None:
     card = qwen(n_params=494_032_768, context=4096, extensions=["tool_parameters"])
     profile = fitted_profile(PROFILES[name], "qwen", [card])
-    import shutil
-
     orders = [list(profile.controls)]
     for seed in range(3):
         shuffled = list(profile.controls)
