@@ -104,8 +104,8 @@ def compared(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     lines = []
     for first, second in pairs:
         left_run, right_run = a[first], b[second]
-        title = first if first == second else f"{first} / {second}"
-        lines += [f"## {title}: A `{left_run['model']}`, B `{right_run['model']}`", "",
+        heading = first if first == second else f"{first} / {second}"
+        lines += [f"## {heading}: A `{left_run['model']}`, B `{right_run['model']}`", "",
                   "| | A | B | B - A [95% interval] |", "|---|---|---|---|"]  # fmt: skip
         rows = [("all", left_run["all"], right_run["all"])]
         for view in VIEWS:
