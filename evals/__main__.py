@@ -1,7 +1,7 @@
 """python -m evals [run] [--suite FILE|NAME|dev|test]... [--seed S] [--provider NAME=URL[,model=M]]... [--trials N]
                 [--concurrency N] [limits] [controls] [--out DIR]
 python -m evals split --model M [--model M2] [--split test] [--seed S] [--out DIR]
-python -m evals readme SUMMARY.json
+python -m evals readme SUMMARY.json [SUMMARY.json]...
 python -m evals compare A.json B.json
 python -m evals controls [--model M]... [--suites dev]
 python -m evals suites [--out DIR]
@@ -76,8 +76,14 @@ def parser() -> argparse.ArgumentParser:
     judged.add_argument("--out", type=Path, default=Path("results/split"))
     add_draw(judged)
     add_controls(judged)
-    readme = commands.add_parser("readme", help="put a split's table (its summary.json) in the README")
-    readme.add_argument("summary", type=Path, help="the split's summary.json (make report: docs/results/test)")
+    readme = commands.add_parser("readme", help="put a split's table (its summary.json files) in the README")
+    readme.add_argument(
+        "summary",
+        type=Path,
+        nargs="+",
+        help="the split's summary.json (make report: docs/results/test); several join one table "
+        "when they hold the same split, seed and languages",
+    )
     readme.add_argument("--readme", type=Path, default=Path("README.md"))
     write = commands.add_parser("suites", help="write the generated families' suite files (scale-N, open-N)")
     write.add_argument("--out", default=str(SUITES), help="where (default evals/suites)")

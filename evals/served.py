@@ -53,40 +53,58 @@ def main(models: list[str], draw: Draw, split: str, settings: EvalSettings, out:
     return 0
 
 
-def readme_table(summary: dict[str, Any], link: str) -> list[str]:
-    """The README's table, read from a split's summary.json: each model's right answers in all, on generated
-    and on real projects, and per language asked in, each with its interval; and where it comes from."""
-    languages = summary.get("languages") or []
+def readme_table(summaries: list[tuple[dict[str, Any], str]]) -> list[str]:
+    """The README's table, read from one or more summary.json files of one split drawn from one seed (each
+    with the link to its report): each model's right answers in all, on generated and on real projects, and
+    per language asked in, each with its interval; and where each row comes from."""
+    first = summaries[0][0]
+    drawn = {(s.get("split"), s.get("seed"), tuple(s.get("languages") or [])) for s, _ in summaries}
+    if len(drawn) > 1:
+        raise ValueError(f"one table joins runs of one split drawn from one seed, not {sorted(map(str, drawn))}")
+    languages = first.get("languages") or []
     head = ["model", "all", "generated projects", "real projects", *languages]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for model, facts in summary["scores"].items():
-        projects = facts.get("project", {})
-        real = [v for k, v in projects.items() if k.startswith("real")]
-        real_share = Share(sum(v["right"] for v in real), sum(v["total"] for v in real))
-        cells = [str(Share(facts["all"]["right"], facts["all"]["total"])),
-                 str(Share(**projects.get("generated", {"right": 0, "total": 0}))), str(real_share)]  # fmt: skip
-        cells += [str(Share(**facts.get("language asked in", {}).get(code, {"right": 0, "total": 0})))
-                  for code in languages]  # fmt: skip
-        lines.append(f"| {model} | " + " | ".join(cells) + " |")
-    machine = summary.get("manifest", {})
+    seen: set[str] = set()
+    sources = []
+    for summary, link in summaries:
+        for model, facts in summary["scores"].items():
+            if model in seen:
+                raise ValueError(f"{model} has rows in more than one summary; keep one of its runs")
+            seen.add(model)
+            lines.append(f"| {model} | " + " | ".join(row_cells(facts, languages)) + " |")
+        machine = summary.get("manifest", {})
+        sources.append(
+            f"{', '.join(summary['scores'])} at git revision `{str(machine.get('git_revision'))[:12]}` on "
+            f"{machine.get('cpu')} ({machine.get('cores')} cores), from `{summary.get('command')}` ([{link}]({link}))"
+        )
     lines += [
         "",
-        f"The {summary.get('split')} split drawn with seed {summary.get('seed')}, at git revision "
-        f"`{str(machine.get('git_revision'))[:12]}` on {machine.get('cpu')} ({machine.get('cores')} cores), from "
-        f"`{summary.get('command')}` ([{link}]({link}), per kind of question and language of code too); "
-        "95% Wilson intervals in brackets.",
+        f"The {first.get('split')} split drawn with seed {first.get('seed')}: " + "; ".join(sources) + ". Each "
+        "report has the scores per kind of question and language of code too; 95% Wilson intervals in brackets.",
     ]
     return lines
 
 
-def write_readme(readme: Path, summary_path: Path) -> Path:
-    """Replace the README's results block with the table read from the split's summary."""
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+def row_cells(facts: dict[str, Any], languages: list[str]) -> list[str]:
+    """One model's cells: all, generated projects, real projects (every language of code together), then each
+    language asked in."""
+    projects = facts.get("project", {})
+    real = [v for k, v in projects.items() if k.startswith("real")]
+    cells = [str(Share(facts["all"]["right"], facts["all"]["total"])),
+             str(Share(**projects.get("generated", {"right": 0, "total": 0}))),
+             str(Share(sum(v["right"] for v in real), sum(v["total"] for v in real)))]  # fmt: skip
+    return cells + [str(Share(**facts.get("language asked in", {}).get(code, {"right": 0, "total": 0})))
+                    for code in languages]  # fmt: skip
+
+
+def write_readme(readme: Path, summary_paths: list[Path]) -> Path:
+    """Replace the README's results block with the table read from the split's summaries."""
+    summaries = [(json.loads(p.read_text(encoding="utf-8")), p.parent.joinpath("report.md").as_posix())
+                 for p in summary_paths]  # fmt: skip
     text = readme.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
     if not pattern.search(text):
         raise ValueError(f"{readme} has no results block ({README_START} ... {README_END})")
-    link = summary_path.parent.joinpath("report.md").as_posix()
-    block = "\n".join([README_START, *readme_table(summary, link), README_END])
+    block = "\n".join([README_START, *readme_table(summaries), README_END])
     readme.write_text(pattern.sub(lambda _: block, text), encoding="utf-8")
     return readme
