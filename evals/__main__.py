@@ -2,7 +2,7 @@
                 [--concurrency N] [limits] [controls] [--out DIR]
 python -m evals split --model M [--model M2] [--split test] [--seed S] [--out DIR]
 python -m evals readme SUMMARY.json [SUMMARY.json]...
-python -m evals compare A.json B.json
+python -m evals compare A.json B.json [--out FILE]
 python -m evals controls [--model M]... [--suites dev]
 python -m evals suites [--out DIR]
 python -m evals scale RUN... [--out FILE]
@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from evals import controls, families, report, scale, scores, served
 from evals.compare import compare
+from evals.compare import write as write_comparison
 from evals.controls import MEASURED_SUITES
 from evals.languages import LANGUAGES
 from evals.manifest import manifest
@@ -93,6 +94,7 @@ def parser() -> argparse.ArgumentParser:
     diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
     diff.add_argument("a")
     diff.add_argument("b")
+    diff.add_argument("--out", type=Path, help="also write it to this file, headed by the command, revision and CPU")
     return top
 
 
@@ -213,6 +215,8 @@ def run(args: argparse.Namespace) -> int:
 
 def compared(args: argparse.Namespace, argv: list[str]) -> int:
     print(compare(args.a, args.b))
+    if args.out:
+        print(f"wrote {write_comparison(args.a, args.b, args.out, 'python -m evals ' + ' '.join(argv))}")
     return 0
 
 

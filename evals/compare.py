@@ -1,4 +1,4 @@
-"""python -m evals compare A.json B.json: per-task differences between two saved results."""
+"""python -m evals compare A.json B.json [--out FILE]: per-task differences between two saved results."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evals.manifest import results_header
 from evals.scores import compared
 
 
@@ -49,3 +50,11 @@ def compare(a_path: str | Path, b_path: str | Path) -> str:
         flag = "*" if key in changed else " "
         lines.append(f"{flag} {key[0]:<10} {key[1]:<12} A: {cell(a.get(key)):<48} B: {cell(b.get(key))}")
     return "\n".join(lines)
+
+
+def write(a_path: str | Path, b_path: str | Path, out: Path, command: str) -> Path:
+    """The comparison as a results file, opened by the command, revision and CPU that wrote it."""
+    body = compare(a_path, b_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# {a_path} beside {b_path}\n\n{results_header(command)}\n\n{body}\n", encoding="utf-8")
+    return out

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evals.compare import compare
+from evals.compare import compare, write
 
 
 def row(task: str, correct: bool, provider: str = "local") -> dict[str, Any]:
@@ -48,3 +48,13 @@ def test_a_file_that_is_not_a_summary_is_refused_naming_it(tmp_path: Path, conte
         compare(path, path)
     with pytest.raises(ValueError, match="cannot read"):
         compare(tmp_path / "missing.json", path)
+
+
+def test_written_to_a_file_it_is_headed_by_the_command_revision_and_cpu(tmp_path: Path) -> None:
+    a = summary(tmp_path / "a.json", row("largest", True))
+    b = summary(tmp_path / "b.json", row("largest", False))
+    text = write(a, b, tmp_path / "out" / "compare.md", "python -m evals compare a.json b.json").read_text()
+    title, blank, header, blank2, *body = text.splitlines()
+    assert title == f"# {a} beside {b}" and blank == blank2 == ""
+    assert header.startswith("Written by `python -m evals compare a.json b.json` at git revision `")
+    assert "\n".join(body) == compare(a, b)
