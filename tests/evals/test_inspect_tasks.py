@@ -57,10 +57,13 @@ def test_a_choice_inspect_lacks_is_said_in_what_it_has() -> None:
 
     from evals.inspect_tasks import choice_of
     from harness.core.protocols import ModelRequest
-    from wire.types import allowing
+    from wire.types import ToolChoice, allowing
 
     tools: list[Any] = [{"type": "function", "function": {"name": n}} for n in ("a", "b")]
-    ask = lambda choice: choice_of(ModelRequest([], tools, tool_choice=choice))  # noqa: E731
+
+    def ask(choice: ToolChoice | None) -> object:
+        return choice_of(ModelRequest([], tools, tool_choice=choice))
+
     assert ask(allowing("required", ["b"])) == "any" and ask(allowing("auto", ["b"])) == "auto"
     assert ask({"type": "function", "function": {"name": "b"}}) == ToolFunction("b")
     assert ask("required") == "any" and ask("none") == "none" and ask(None) is None

@@ -11,9 +11,9 @@ from typing import get_args
 import pytest
 
 from evals.languages import LANGUAGES, Language
-from evals.scoring import CHANGES, JUDGES, judge
+from evals.scoring import JUDGES, judge
 from evals.suite import Check, CheckKind
-from evals.truth import Truth
+from evals.truth import CHANGES, Truth
 
 FILES = {"logs/api.log", "logs/db.log", "notes.txt", "config/app.ini", "src/core.py", "src/util.py", "README.md"}
 NAMES = Truth(names=frozenset({"logs/api.log"}))

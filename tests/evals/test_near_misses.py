@@ -71,7 +71,7 @@ TABLE: dict[str, Answers] = {
     ],
     "count": lambda p, t: [
         (f"There are {t.count} files.", True),
-        (f"There are {t.count} files, or maybe {t.count + 1} files.", False),
+        (f"There are {t.count} files, or maybe {(t.count or 0) + 1} files.", False),
         (f"{(t.count or 0) - 1} files.", False),
     ],
     "config": lambda p, t: [
@@ -180,7 +180,7 @@ def test_a_summary_of_every_file_says_something_of_each(tmp_path: Path) -> None:
     assert not verdict(root, check, "a.log: worker 7 timed out. b.txt: a note.", {"a.log"})  # b.txt never read
 
 
-CHANGES: dict[str, Callable[[Path, Planted], list[tuple[Callable[[Path], None], bool]]]] = {
+CHANGES: dict[str, Callable[[Path, Planted], list[tuple[Callable[[Path], object], bool]]]] = {
     "set": lambda root, p: [
         (lambda r: edit(r, p.config, lambda t: set_in(t, p.config_key, "{v}")), True),
         (lambda r: edit(r, p.config, lambda t: set_in(t, p.config_key, "1")), False),
@@ -193,9 +193,9 @@ CHANGES: dict[str, Callable[[Path, Planted], list[tuple[Callable[[Path], None], 
         (lambda r: edit(r, p.checklist, lambda t: "- [ ] check the backups\n" + t), False),  # at the top
         (lambda r: edit(r, p.checklist, lambda t: "- [ ] check the backups\n"), False),  # written over
         (
-            lambda r: (
-                edit(r, p.checklist, lambda t: t + "- [ ] check the backups\n"),
-                edit(r, p.notes, lambda t: t + "x"),
+            each(
+                lambda r: edit(r, p.checklist, lambda t: t + "- [ ] check the backups\n"),
+                lambda r: edit(r, p.notes, lambda t: t + "x"),
             ),
             False,
         ),  # and another file touched
@@ -203,7 +203,7 @@ CHANGES: dict[str, Callable[[Path, Planted], list[tuple[Callable[[Path], None], 
     "delete": lambda root, p: [
         (lambda r: os.remove(r / (p.config + ".bak")), True),
         (lambda r: os.remove(r / p.config), False),  # the original, not the backup
-        (lambda r: (os.remove(r / (p.config + ".bak")), os.remove(r / p.notes)), False),
+        (each(lambda r: os.remove(r / (p.config + ".bak")), lambda r: os.remove(r / p.notes)), False),
     ],
     "summary": lambda root, p: [
         (lambda r: (r / p.folder / "SUMMARY.md").write_text(summary_of(r, p.folder)), True),
@@ -220,6 +220,16 @@ NEW_ITEM = "- [ ] check the backups\n"
 def set_in(text: str, key: str, value: str) -> str:
     line = next(line for line in text.splitlines() if line.startswith(key))
     return text.replace(line, f"{key} = {value}")
+
+
+def each(*changes: Callable[[Path], object]) -> Callable[[Path], None]:
+    """Several changes to the folder, made one after another."""
+
+    def made(root: Path) -> None:
+        for change in changes:
+            change(root)
+
+    return made
 
 
 def edit(root: Path, path: str, change: Callable[[str], str]) -> None:

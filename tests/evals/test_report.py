@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from evals import report
 from evals.runner import TaskResult, Turn, aggregate
+from wire.types import TimingsRecord
 
 
-def result(task: str, *servers: dict[str, Any] | None, model_ms: float = 0.0, harness_ms: float = 0.0) -> TaskResult:
+def result(task: str, *servers: TimingsRecord | None, model_ms: float = 0.0, harness_ms: float = 0.0) -> TaskResult:
     turns = [Turn(i + 1, 100.0, 10, 2, 0, "stop", None, server) for i, server in enumerate(servers)]
     return TaskResult(
         run_id=task, status="completed", reason=None, resumable=False, answer="a", turns=len(turns),
@@ -19,8 +18,10 @@ def result(task: str, *servers: dict[str, Any] | None, model_ms: float = 0.0, ha
     )  # fmt: skip
 
 
-def timings(read: int, cached: int, prompt_ms: float, generation_ms: float) -> dict[str, Any]:
-    return {"prompt_n": read, "cache_n": cached, "prompt_ms": prompt_ms, "predicted_ms": generation_ms}
+def timings(read: int, cached: int, prompt_ms: float, generation_ms: float) -> TimingsRecord:
+    return {"prompt_n": read, "cache_n": cached, "prompt_ms": prompt_ms, "predicted_ms": generation_ms,
+            "prompt_per_second": 0.0, "predicted_n": 0, "predicted_per_second": 0.0, "cache_ms": None,
+            "draft_n": None, "draft_n_accepted": None}  # fmt: skip
 
 
 def test_the_split_sums_every_turn_and_shows_the_cached_share() -> None:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evals.served import README_END, README_START, write_readme
 
-SUMMARY = {
+SUMMARY: dict[str, Any] = {
     "split": "test", "seed": 77, "languages": ["en", "de"], "command": "python -m evals split --seed 77",
     "manifest": {"git_revision": "0123456789abcdef", "cpu": "Some CPU", "cores": 2},
     "scores": {"qwen": {

@@ -12,7 +12,7 @@ from harness.core.protocols import ModelReply, ModelRequest, ToolContext
 from harness.core.state import RunState
 from harness.core.stop import StopSignal
 from harness.core.turn import Control
-from wire.types import AssistantMessage, Message, usage_of
+from wire.types import AssistantMessage, Message, ToolMessage, usage_of
 
 Step = Callable[[int, str], AssistantMessage | str]
 PLAIN: tuple[Control, ...] = ()
@@ -74,7 +74,7 @@ class Recorder:
         return self.output
 
 
-def tool_messages(messages: Sequence[Message]) -> list[Message]:
+def tool_messages(messages: Sequence[Message]) -> list[ToolMessage]:
     return [m for m in messages if m["role"] == "tool"]
 
 

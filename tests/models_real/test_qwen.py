@@ -10,6 +10,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jsonschema
@@ -77,7 +78,7 @@ async def test_the_15b_gives_each_of_four_concurrent_requests_the_reply_it_gets_
         async with httpx.AsyncClient(base_url=server.base_url, timeout=600) as http:
 
             async def one(prompt: str) -> list[tuple[str, float]]:
-                body = {"model": QWEN_CODER_15.name, "messages": [{"role": "user", "content": prompt}]}
+                body: dict[str, Any] = {"model": QWEN_CODER_15.name, "messages": [{"role": "user", "content": prompt}]}
                 body |= {"max_tokens": 24, "logprobs": True}
                 reply = (await http.post("/chat/completions", json=body)).json()
                 # Log-probabilities, not just text: greedy text hides small differences in the numbers.

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from openai import AsyncOpenAI, OpenAI
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from tests.conftest import AppServer, Server, default_files
 from tests.serve.scripted.driver import TOOLS
@@ -21,7 +21,8 @@ class Folder:
     """list_files and read_file over a real folder, as plain functions both agent SDKs can wrap; it counts calls."""
 
     def __init__(self, root: Path) -> None:
-        self.root, self.calls = root, []
+        self.root = root
+        self.calls: list[tuple[str, dict[str, str]]] = []
 
     def list_files(self) -> str:
         """List the files in the workspace with their sizes in bytes."""
@@ -156,12 +157,13 @@ def test_langchain_and_litellm_recognise_a_context_overflow(llama: Server) -> No
     import litellm
     from langchain_core.exceptions import ContextOverflowError
     from langchain_openai import ChatOpenAI
+    from litellm.exceptions import ContextWindowExceededError
 
     too_long = [{"role": "user", "content": "log line " * 3000}]
-    chat = ChatOpenAI(base_url=llama.base_url, api_key="unused", model=LLAMA_MODEL, max_retries=0)
+    chat = ChatOpenAI(base_url=llama.base_url, api_key=SecretStr("unused"), model=LLAMA_MODEL, max_retries=0)
     with pytest.raises(ContextOverflowError):
         chat.invoke(too_long)
-    with pytest.raises(litellm.ContextWindowExceededError):
+    with pytest.raises(ContextWindowExceededError):
         litellm.completion(
             model=f"openai/{LLAMA_MODEL}", api_base=llama.base_url, api_key="unused", messages=too_long, num_retries=0
         )

@@ -55,7 +55,12 @@ def hanging_server() -> tuple[socket.socket, int]:
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     held: list[socket.socket] = []
-    threading.Thread(target=lambda: [held.append(listener.accept()[0]) for _ in range(8)], daemon=True).start()
+
+    def hold() -> None:
+        for _ in range(8):
+            held.append(listener.accept()[0])
+
+    threading.Thread(target=hold, daemon=True).start()
     return listener, listener.getsockname()[1]
 
 
@@ -296,7 +301,8 @@ def test_a_state_dir_that_is_a_file_and_unknown_options(workspace: Path, tmp_pat
     assert done.returncode == 2 and "is a file, not a folder" in done.stderr
     bogus = harness("--bogus")
     assert bogus.returncode == 2 and "'--bogus' is not an action" in bogus.stderr
-    no_traceback(done), no_traceback(bogus)
+    no_traceback(done)
+    no_traceback(bogus)
 
 
 def test_an_existing_run_is_never_replaced(scripted: AppServer, workspace: Path, tmp_path: Path) -> None:

@@ -178,7 +178,7 @@ SCHEMAS_AT_EDGES = st.one_of(  # up to and past the 64,000-byte schema limit and
     st.integers(1, 40).map(nested_schema),
 )
 FORCED = st.sampled_from(["auto", "required", "named"])
-CONSTRAINTS = {
+CONSTRAINTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "response_format": SCHEMAS_AT_EDGES.map(
         lambda s: {"response_format": {"type": "json_schema", "json_schema": {"name": "s", "schema": s}}}
     ),

@@ -166,7 +166,9 @@ async def test_a_refused_field_that_is_not_optional_is_the_error() -> None:
 
 async def test_the_model_list_is_asked_again_while_the_server_is_loading_and_none_only_when_it_cannot_be_read() -> None:
     """`auto` controls read the model's size here: a server still starting must not make a run go on without them."""
-    answers = [httpx.ConnectError("refused"), httpx.Response(503, json={"error": {"message": "Loading model"}})]
+    answers: list[Exception | httpx.Response] = [
+        httpx.ConnectError("refused"), httpx.Response(503, json={"error": {"message": "Loading model"}})
+    ]  # fmt: skip
     card = {"id": "m", "meta": {"n_params": 494_000_000}}
 
     def loading(request: httpx.Request) -> httpx.Response:

@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from tests.conftest import AppServer
-from tests.harness.cli_support import ROOT, harness
+from tests.conftest import ROOT, AppServer
+from tests.harness.cli_support import harness
 
 
 class Receiver(BaseHTTPRequestHandler):

@@ -98,12 +98,13 @@ async def test_a_turn_whose_every_tool_is_set_aside_is_the_answer_turn() -> None
 async def test_the_answer_turn_may_still_make_the_change_asked_for_until_one_is_made(workspace: Path) -> None:
     """The answer turn is done looking: a looking call is not offered (and one made anyway is dropped), while
     the tools that change files stay callable until the run has changed a file."""
-    tools = Registry([Recorder(), AppendFile(Workspace(workspace), needs_approval=False)])
+    probe = Recorder()
+    tools = Registry([probe, AppendFile(Workspace(workspace), needs_approval=False)])
     looks_again = calls(("c9", "probe", {"x": 1}))
     looks_again["content"] = "Done."
     model, seen = answering(reads(1), looks_again)
     result = await run(new_run(QUESTION), tools, RunOptions(model, controls=[Deciding(at=(1,))]))
-    assert seen[1].tool_choice == "auto" and result.answer == "Done." and len(tools.get("probe").runs) == 1
+    assert seen[1].tool_choice == "auto" and result.answer == "Done." and len(probe.runs) == 1
     append = calls(("c1", "append_file", {"path": "notes.txt", "content": "x\n"}))
     model, seen = answering(append, "Added.")
     result = await run(new_run(QUESTION), tools, RunOptions(model, controls=[Deciding(at=(1,))]))

@@ -62,7 +62,8 @@ async def test_the_guard_remembers_across_a_stop_and_a_resume(tmp_path: Path) ->
     assert first.status == "max_turns_exceeded" and probe.runs == [{"x": 1}]
     saved = store.load(first.run_id)
     guard = saved.controls["repeat_guard"]
-    assert guard["repeats"] == 1 and list(guard["seen"]) == [signature("probe", {"x": 1})]
+    remembered = guard["seen"]
+    assert guard["repeats"] == 1 and isinstance(remembered, dict) and list(remembered) == [signature("probe", {"x": 1})]
     model, seen = answering("It is 7.")
     again = await run(
         replace(saved, limits=Limits(max_turns=4)), Registry([probe]), RunOptions(model, controls=controls)

@@ -22,6 +22,7 @@ from harness.tools.writes import WriteFile
 from tests.harness.controls.support import QUESTION, answering
 from tests.harness.helpers import calls
 from wire.digest import read
+from wire.types import NamedToolChoice
 
 
 def read_enum(request: ModelRequest) -> list[str]:
@@ -89,7 +90,7 @@ async def test_a_file_the_question_names_is_read_before_the_model_may_look_elsew
     await run(new_run("What does long.log count?"), tools, RunOptions(model, controls=[control]))
     reading = {"type": "function", "function": {"name": "read_file"}}
     assert [r.tool_choice for r in seen] == [reading, reading, None]  # long.log is too big to force reads
-    listing = {"type": "function", "function": {"name": "list_files"}}
+    listing: NamedToolChoice = {"type": "function", "function": {"name": "list_files"}}
     state = new_run("What does notes.txt say?")
     turn = Turn(ModelRequest(state.messages, tools.definitions(), tool_choice=listing))
     control.before_request(RunContext(state, tools, lambda m: 0), turn)

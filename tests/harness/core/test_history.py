@@ -11,23 +11,23 @@ from harness.core.protocols import ModelReply, ModelRequest
 from harness.core.registry import Registry
 from tests.harness.core.support import state
 from tests.harness.helpers import Recorder, calls, script
-from wire.types import usage_of
+from wire.types import Message, usage_of
 
 
 async def test_context_budget_drops_whole_old_turns_and_keeps_the_question() -> None:
-    seen: list[list[dict[str, object]]] = []
+    seen: list[list[Message]] = []
 
     def model(request: ModelRequest) -> ModelReply:
         seen.append(list(request.messages))
         message = calls((f"c{len(seen)}", "probe", {})) if len(seen) < 6 else {"role": "assistant", "content": "done"}
-        return ModelReply(message, usage_of(1, 1), "stop")  # type: ignore[arg-type]
+        return ModelReply(message, usage_of(1, 1), "stop")
 
     probe = Recorder(output="x" * 400)
     result = await run(
         state(context_tokens=400),
         Registry([probe]),
         RunOptions(model=FunctionModel(model), count_tokens=lambda m: len(json.dumps(m)) // 4),
-    )  # type: ignore[arg-type]
+    )
     assert result.status == "completed"
     last = seen[-1]
     assert last[0]["role"] == "system" and last[1]["content"] == "Which file mentions a timeout?"
@@ -44,5 +44,5 @@ async def test_context_budget_too_small_for_the_newest_turn_stops_with_a_reason(
         state(context_tokens=200),
         Registry([probe]),
         RunOptions(model=model, count_tokens=lambda m: len(json.dumps(m)) // 4),
-    )  # type: ignore[arg-type]
+    )
     assert result.status == "budget_exceeded" and "context budget" in (result.reason or "")

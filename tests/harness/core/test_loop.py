@@ -96,7 +96,8 @@ async def test_dedupe_reuses_reads_but_never_writes_unless_told() -> None:
     assert len(reader.runs) == 1 and len(writer.runs) == 2
     slots = {m["tool_call_id"]: m["content"] for m in tool_messages(result.messages)}
     assert slots["r2"] == slots["r1"] == "ok"  # a reused result still has its own slot
-    reader.runs.clear(), writer.runs.clear()
+    reader.runs.clear()
+    writer.runs.clear()
     await run(state(), Registry([reader, writer]), RunOptions(model=model, dedupe="all", controls=PLAIN))
     assert len(writer.runs) == 1  # the unsafe mode swallows the second, deliberate write
     reader.runs.clear()

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from harness.app.client import FunctionModel
 from harness.core.options import MAX_REPLY_TOKENS, RunOptions
-from wire.types import Message
+from wire.types import Message, UserMessage
 
-MESSAGE: Message = {"role": "user", "content": "How many lines of errors.log say ERROR?"}
+QUESTION = "How many lines of errors.log say ERROR?"
+MESSAGE: Message = {"role": "user", "content": QUESTION}
 
 
 def test_a_counter_given_is_the_one_used() -> None:
@@ -20,7 +21,8 @@ def test_without_a_counter_the_tokenizer_counts_and_is_made_once() -> None:
     counter = options.token_counter()
     assert counter is options.token_counter()  # one counter per run, not one per call
     assert 5 < counter(MESSAGE) < 40
-    assert counter({"role": "user", "content": MESSAGE["content"] * 10}) > counter(MESSAGE)
+    longer: UserMessage = {"role": "user", "content": QUESTION * 10}
+    assert counter(longer) > counter(MESSAGE)
 
 
 def test_each_reply_is_capped_by_default() -> None:

@@ -12,18 +12,22 @@ from harness.core.state import pending
 from harness.errors import PermanentToolError, ToolError
 from tests.harness.core.support import files, state
 from tests.harness.helpers import PLAIN, Recorder, calls, script, scripted, tool_messages
+from wire.types import AssistantMessage
 
-RECOVER = scripted(
-    lambda turn, text: (
-        calls(("c1", "read_file", {"path": "timeout.log"}))
-        if turn == 0
-        else "I could not read the file, so I do not know."
-        if "Call list_files" not in text
-        else [calls(("c2", "list_files", {})), calls(("c3", "read_file", {"path": "errors.log"})), "errors.log."][
-            turn - 1
-        ]
-    )
-)
+
+def recovering(turn: int, text: str) -> AssistantMessage | str:
+    """Reads a file that is not there; once told to list files, lists them, reads the right one and answers."""
+    if turn == 0:
+        return calls(("c1", "read_file", {"path": "timeout.log"}))
+    if "Call list_files" not in text:
+        return "I could not read the file, so I do not know."
+    after: list[AssistantMessage | str] = [
+        calls(("c2", "list_files", {})), calls(("c3", "read_file", {"path": "errors.log"})), "errors.log."
+    ]  # fmt: skip
+    return after[turn - 1]
+
+
+RECOVER = scripted(recovering)
 
 
 async def test_tool_error_as_text_lets_the_model_recover(workspace: Path) -> None:

@@ -43,13 +43,13 @@ def test_the_answer_is_the_last_text_reply_of_a_completed_run_and_nothing_else()
     assert run_state.answer is None  # still running: a reply is not yet the answer
     run_state.status = "completed"
     assert run_state.answer == "errors.log"
-    run_state.messages.append(calls(("c1", "list_files", {})))  # type: ignore[arg-type]
+    run_state.messages.append(calls(("c1", "list_files", {})))
     assert run_state.answer is None  # a call is not an answer
 
 
 def test_pending_is_the_last_batch_s_calls_without_a_result() -> None:
     run_state = state()
-    run_state.messages.append(calls(("a", "list_files", {}), ("b", "read_file", {"path": "x"})))  # type: ignore[arg-type]
+    run_state.messages.append(calls(("a", "list_files", {}), ("b", "read_file", {"path": "x"})))
     assert [c["id"] for c in pending(run_state.messages)] == ["a", "b"]
     run_state.messages.append({"role": "tool", "tool_call_id": "a", "content": "x"})
     assert [c["id"] for c in pending(run_state.messages)] == ["b"]

@@ -11,6 +11,7 @@ import pytest
 
 from harness.app.client import FunctionModel
 from harness.core.config import ALL_TOOLS, LOOKING_TOOLS, CommandPreset
+from harness.core.results import ToolResult
 from harness.errors import ConfigError
 from harness.fs.workspace import Workspace
 from harness.tools.catalogue import catalogue
@@ -59,7 +60,13 @@ def test_results_are_sized_to_the_models_window(tmp_path: Path) -> None:
     def read_with(window: int) -> str:
         tool = catalogue(Workspace(tmp_path), window=window).get("read_file")
         assert tool is not None
-        return asyncio.run(tool.run({"path": "big.txt"}, context)).text
+
+        async def read() -> str | ToolResult:
+            return await tool.run({"path": "big.txt"}, context)
+
+        shown = asyncio.run(read())
+        assert isinstance(shown, ToolResult)
+        return shown.text
 
     small, large = read_with(2048), read_with(32768)
     assert len(small) < len(large) <= 32768 * 4  # a window's worth of characters at most

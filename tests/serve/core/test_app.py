@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Iterator, Mapping, MutableMapping
 from typing import Any
 
 import httpx
@@ -163,15 +163,15 @@ async def test_token_ids_are_integers_not_booleans_or_strings(client: httpx.Asyn
 
 async def test_a_client_that_leaves_within_its_body_gets_nothing_and_the_server_goes_on(backend: Echo) -> None:
     app = create_app(backend, BodyLimits(max_body_bytes=100_000))
-    messages = iter(
+    messages: Iterator[dict[str, Any]] = iter(
         [{"type": "http.request", "body": b'{"model": "ec', "more_body": True}, {"type": "http.disconnect"}]
     )
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return next(messages)
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     scope = {"type": "http", "method": "POST", "path": "/v1/chat/completions", "headers": [], "query_string": b""}

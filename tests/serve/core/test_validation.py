@@ -52,8 +52,9 @@ def refused(schema: dict[str, Any]) -> str:
 
 
 def test_a_schema_no_finite_value_fits_is_refused_before_a_grammar_is_built_for_it() -> None:
-    loop = {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"$ref": "#/$defs/b"}}}
-    loop["$defs"]["b"] = {"$ref": "#/$defs/a"}
+    defs: dict[str, Any] = {"a": {"$ref": "#/$defs/b"}}
+    loop = {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": defs}
+    defs["b"] = {"$ref": "#/$defs/a"}
     assert "refers to itself without end" in refused(loop)
     node = {"type": "object", "properties": {"next": {"$ref": "#"}}, "required": ["next"]}
     assert "no value of finite size" in refused(node)
@@ -84,7 +85,9 @@ def test_a_recursive_schema_a_value_can_end_passes() -> None:
 
 def test_references_that_branch_at_every_link_are_checked_in_linear_work() -> None:
     links = 400  # each link may be either of two references to the next: 2**400 paths, the last of which fails
-    defs = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]} for i in range(links)}
+    defs: dict[str, Any] = {
+        f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]} for i in range(links)
+    }
     defs[f"d{links}"] = False
     schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "required": ["x"], "$defs": defs}
     started = time.perf_counter()

@@ -29,9 +29,9 @@ def test_a_value_of_any_kind_in_a_forced_call_is_a_bounded_scalar() -> None:
     for value in ("x" * chars, 1.5, True, None):
         jsonschema.validate(value, out["s"])
         jsonschema.validate(value, out["t"])
-    for value in ({"a": 1}, [1], "x" * (chars + 1)):
+    for wrong in ({"a": 1}, [1], "x" * (chars + 1)):
         with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(value, out["s"])
+            jsonschema.validate(wrong, out["s"])
     assert out["t"]["description"] == "anything" and value_chars(schema, 64) < value_chars({"type": "object"}, 64)
 
 

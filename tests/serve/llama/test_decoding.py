@@ -203,6 +203,7 @@ def test_a_greedy_pick_under_a_grammar_is_the_argmax_of_the_masked_scores(
     candidates = [*rng.choice(engine.n_vocab, 300, replace=False), *ends]
     decoder, states = Decoder(Settings(max_tokens=100, forced=forced), grammars, engine.piece, engine.is_end), 0
     while decoder.finish is None and len(decoder.text) < len(text) and text.startswith(decoder.text):
+        assert decoder.matcher is not None
         reference = decoder.matcher.deep_copy()
         for favoured in candidates:
             logits = rng.normal(size=engine.n_vocab).astype(np.float32)

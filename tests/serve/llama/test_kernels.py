@@ -24,7 +24,7 @@ def test_a_child_that_crashes_fails_or_hangs_is_a_reason_not_to_repack() -> None
     assert repacking_fails(GGUF, 2, error) == "a check with them failed (llama.cpp could not load the model)"
     hang = child("import time; time.sleep(60)")
     assert repacking_fails(GGUF, 2, hang, timeout_s=0.5) == "a check with them did not end within 0.5 s"
-    assert repacking_fails(GGUF, 2, ["/nonexistent/python"]).startswith("a check with them could not start")
+    assert (repacking_fails(GGUF, 2, ["/nonexistent/python"]) or "").startswith("a check with them could not start")
     assert repacking_fails(GGUF, 2, child("pass")) is None
 
 

@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from openai import OpenAI
+from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageFunctionToolCall
 
 
-def tool(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    schema = {"type": "object", "properties": params}
+def tool(name: str, params: dict[str, Any]) -> ChatCompletionFunctionToolParam:
+    schema: dict[str, object] = {"type": "object", "properties": params}
     return {"type": "function", "function": {"name": name, "description": f"{name} tool", "parameters": schema}}
 
 
-TOOLS: list[dict[str, Any]] = [
+TOOLS: list[ChatCompletionFunctionToolParam] = [
     tool(name, params)
     for name, params in [
         ("list_files", {}),
@@ -56,12 +57,13 @@ def drive(client: OpenAI, model: str, question: str, execute: Executor, max_turn
     ]
     replies = []
     for _ in range(max_turns):
-        reply = client.chat.completions.create(model=model, messages=messages, tools=TOOLS).choices[0].message  # type: ignore[arg-type]
+        reply = client.chat.completions.create(model=model, messages=messages, tools=TOOLS).choices[0].message
         replies.append(reply)
         messages.append(reply.model_dump(exclude_none=True))
         if not reply.tool_calls:
             return replies
         for call in reply.tool_calls:
+            assert isinstance(call, ChatCompletionMessageFunctionToolCall)
             content = execute(call.function.name, json.loads(call.function.arguments))
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     return replies

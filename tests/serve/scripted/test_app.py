@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import openai
@@ -24,6 +24,9 @@ from tests.conftest import AppServer, Server
 from tests.serve.scripted.driver import TOOLS, drive, folder_tools, trajectory
 from wire.tokens import o200k
 from wire.types import allowing
+
+if TYPE_CHECKING:
+    import httpx2  # what starlette's TestClient answers with
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +144,7 @@ def test_token_counts_match_tiktoken_under_the_documented_convention(client: Ope
         {"role": "system", "content": "Be brief. ✓"},
         {"role": "user", "content": "Which file mentions a timeout?"},
     ]
-    first = client.chat.completions.create(model="plan", messages=messages, tools=TOOLS)  # type: ignore[arg-type]
+    first = client.chat.completions.create(model="plan", messages=messages, tools=TOOLS)
     assert first.usage is not None
     assert first.usage.prompt_tokens == sum(map(count, messages)) + sum(map(count, TOOLS))
     calls = [c.model_dump() for c in first.choices[0].message.tool_calls or []]
@@ -165,7 +168,7 @@ def test_token_counts_match_tiktoken_under_the_documented_convention(client: Ope
         }
     ]
     messages += [{"role": "tool", "tool_call_id": "c2", "content": "worker 7 timed out after 30000 ms"}]
-    last = client.chat.completions.create(model="plan", messages=messages)  # type: ignore[arg-type]
+    last = client.chat.completions.create(model="plan", messages=messages)
     assert last.usage is not None and last.usage.prompt_tokens == sum(map(count, messages))
     assert last.usage.completion_tokens == count(last.choices[0].message.content)
 
@@ -174,7 +177,7 @@ def test_streaming_gives_chunks_with_tool_call_deltas_and_usage(client: OpenAI) 
     messages: Any = [{"role": "user", "content": "Which file mentions a timeout?"}]
     stream = client.chat.completions.create(
         model="plan", messages=messages, tools=TOOLS, stream=True, stream_options={"include_usage": True}
-    )  # type: ignore[arg-type]
+    )
     chunks = list(stream)
     deltas = [c.choices[0].delta for c in chunks if c.choices]
     name = "".join(d.tool_calls[0].function.name or "" for d in deltas if d.tool_calls and d.tool_calls[0].function)
@@ -183,7 +186,7 @@ def test_streaming_gives_chunks_with_tool_call_deltas_and_usage(client: OpenAI) 
     )
     assert (name, args) == ("list_files", "{}")
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
-    plain = client.chat.completions.create(model="plan", messages=messages, tools=TOOLS)  # type: ignore[arg-type]
+    plain = client.chat.completions.create(model="plan", messages=messages, tools=TOOLS)
     assert chunks[-1].usage == plain.usage and not chunks[-1].choices
     text_stream = client.chat.completions.create(
         model="solve", messages=[{"role": "user", "content": "What is the weather?"}], stream=True
@@ -245,7 +248,9 @@ def test_models_lists_every_scenario_with_a_description(client: OpenAI) -> None:
         "research",
         "solve",
     ):
-        assert name in models and models[name].model_extra and models[name].model_extra["description"]
+        assert name in models
+        extra = models[name].model_extra
+        assert extra and extra["description"]
 
 
 def test_unknown_scenario_is_a_404_listing_the_valid_ones(client: OpenAI) -> None:
@@ -291,7 +296,7 @@ def exchange(call_id: str, name: str, result: str) -> list[Any]:
     return [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": call_id, "content": result}]
 
 
-def post(http: TestClient, body: Any, **headers: str) -> httpx.Response:
+def post(http: TestClient, body: Any, **headers: str) -> httpx2.Response:
     return http.post("/chat/completions", json=body, headers=headers)
 
 
@@ -348,7 +353,9 @@ def test_what_the_script_cannot_do_is_refused_not_ignored(http: TestClient) -> N
 
 
 def test_structured_answers_fit_the_schema(client: OpenAI) -> None:
-    schema = {"type": "object", "properties": {"city": {"type": "string"}, "n": {"type": "integer", "minimum": 2}}}
+    schema: dict[str, Any] = {
+        "type": "object", "properties": {"city": {"type": "string"}, "n": {"type": "integer", "minimum": 2}}
+    }  # fmt: skip
     schema |= {"required": ["city", "n"], "additionalProperties": False}
     reply = client.chat.completions.create(
         model="structured",
