@@ -92,8 +92,10 @@ class Reading:
 
 
 def named(name: str) -> str:
-    """A pattern for a file's name standing whole (not inside a longer name or word)."""
-    return rf"(?<![{W}-]){re.escape(name)}(?![{W}-])"
+    """A pattern for a file's name standing whole: not inside a longer name or word, so not the tail of a longer
+    path (`dist/app.js` in `src/dist/app.js`, `app.js` in `lib.app.js`) nor the head of a longer name
+    (`app.js` in `app.js.map`); a sentence's full stop after it, or `./` before it, still leave it whole."""
+    return rf"(?<![{W}-])(?<![{W}-][./]){re.escape(name)}(?![{W}-])(?!\.[{W}])"
 
 
 def names_in(answer: str, files: set[str], language: Language = "en") -> tuple[set[str], set[str]]:

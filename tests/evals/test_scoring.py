@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.scoring import Trajectory, Verdict, classify, judge, trajectory
+from evals.languages import Language
+from evals.scoring import Trajectory, Verdict, classify, judge, names_in, trajectory
 from evals.suite import Check
 from evals.truth import truth_for
 from evals.workspace import default_workspace
@@ -149,3 +150,35 @@ def test_failure_classes(
     state.status, state.error_source, state.reason = status, source, reason  # type: ignore[assignment]
     path = Trajectory([], True, invalid, unknown, 0)
     assert classify(state, Verdict(right, why), path) == failure
+
+
+NESTED = {"dist/app.js", "dist/app.js.map", "app.js", "lib.app.js", "src/dist/app.js"}
+
+
+@pytest.mark.parametrize(
+    ("language", "answer"),
+    [
+        ("en", "The largest file is dist/app.js.map (82,313 bytes)."),
+        ("es", "El fichero más grande es dist/app.js.map, con 82,313 bytes."),
+        ("de", "Die größte Datei ist dist/app.js.map."),
+        ("zh", "dist/app.js.map占用的磁盘空间最多。"),
+        ("ru", "Самый большой файл — `dist/app.js.map`."),
+    ],
+)
+def test_a_longer_name_is_not_read_as_the_shorter_one_it_starts_with(language: Language, answer: str) -> None:
+    """Naming the source map is not naming the script beside it, in any language the answer is in."""
+    assert names_in(answer, NESTED, language)[0] == {"dist/app.js.map"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "affirmed"),
+    [
+        ("The largest file is dist/app.js.", {"dist/app.js"}),  # a full stop ends the sentence, not the name
+        ("It is ./dist/app.js, 82 bytes.", {"dist/app.js"}),
+        ("It is src/dist/app.js.", {"src/dist/app.js"}),  # not also the root's dist/app.js
+        ("It is lib.app.js.", {"lib.app.js"}),
+        ("app.js and dist/app.js.map", {"app.js", "dist/app.js.map"}),
+    ],
+)
+def test_a_name_inside_a_longer_path_or_name_is_not_named(answer: str, affirmed: set[str]) -> None:
+    assert names_in(answer, NESTED)[0] == affirmed
