@@ -55,7 +55,7 @@ VOCABULARIES: dict[Language, Vocabulary] = {
         numbers=numbered(
             "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
         ),
-        counted=r"files?|lines?|rows?|records?|entries|entry|items?|errors?|times|occurrences?|mentions?",
+        counted=r"files?|documents?|lines?|rows?|records?|entries|entry|items?|errors?|times|occurrences?|mentions?",
     ),
     "es": Vocabulary(
         negation=bounded(r"no|ni|nunca|jamás|ningún|ninguna|ninguno|ningunos|ningunas|nada|sin|tampoco"),
@@ -67,7 +67,7 @@ VOCABULARIES: dict[Language, Vocabulary] = {
         numbers=numbered(
             "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis"
         ),
-        counted=r"archivos?|ficheros?|l[íi]neas?|filas?|registros?|entradas?|elementos?|errores?|error|veces",
+        counted=r"archivos?|ficheros?|documentos?|l[íi]neas?|filas?|registros?|entradas?|elementos?|errores?|error|veces",
     ),
     "de": Vocabulary(
         negation=bounded(r"nicht|kein|keine|keinen|keinem|keiner|keines|nie|niemals|ohne|weder|nichts"),
@@ -79,7 +79,7 @@ VOCABULARIES: dict[Language, Vocabulary] = {
         numbers=numbered(
             "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn sechzehn"
         ),
-        counted=r"dateien|datei|zeilen|zeile|einträge|eintrag|datensätze|datensatz|fehler|elemente|mal",
+        counted=r"dateien|datei|dokumente|dokument|zeilen|zeile|einträge|eintrag|datensätze|datensatz|fehler|elemente|mal",
     ),
     "zh": Vocabulary(
         negation=r"不|没|无|未|并非|否",
@@ -88,7 +88,7 @@ VOCABULARIES: dict[Language, Vocabulary] = {
         r"|都没有|均未|都不|没有.{0,6}(?:提到|提及)|无(?:文件|记录)|找不到",
         opens_no=r"^\W*(?:不|没有|否)",
         numbers=numbered("零 一 两 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六") | {"二": 2},
-        counted=r"个?(?:文件|档案)|行|条(?:记录)?|项|个条目|个错误|次|处|条数据|行数据",
+        counted=r"[个份]?(?:文件|档案|文档)|行|条(?:记录)?|项|个条目|个错误|次|处|条数据|行数据",
         measure=r"个|份|行|条|项|次|处",
     ),
     "ru": Vocabulary(
@@ -130,7 +130,7 @@ VOCABULARIES: dict[Language, Vocabulary] = {
             "пятнадцать": 15,
             "шестнадцать": 16,
         },
-        counted=r"файл(?:а|ов|ы)?|строк[аи]?|строчек|запис(?:ь|и|ей)|элемент(?:а|ов|ы)?|ошиб(?:ка|ки|ок)|раз"
+        counted=r"файл(?:а|ов|ы)?|документ(?:а|ов|ы)?|строк[аи]?|строчек|запис(?:ь|и|ей)|элемент(?:а|ов|ы)?|ошиб(?:ка|ки|ок)|раз"
         r"|пункт(?:а|ов|ы)?",
     ),
 }
