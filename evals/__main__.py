@@ -3,6 +3,7 @@
 python -m evals split --model M [--model M2] [--split test] [--seed S] [--out DIR]
 python -m evals readme SUMMARY.json [SUMMARY.json]...
 python -m evals compare A.json B.json [--out FILE]
+python -m evals rescore DIR
 python -m evals controls [--model M]... [--suites dev]
 python -m evals suites [--out DIR]
 python -m evals scale RUN... [--out FILE]
@@ -34,6 +35,7 @@ from evals.controls import MEASURED_SUITES
 from evals.languages import LANGUAGES
 from evals.manifest import manifest
 from evals.providers import ProviderSpecError, resolve
+from evals.rescore import rescore
 from evals.runner import EvalSettings, TaskResult, run_suite
 from evals.servers import ServerFailed
 from evals.splits import Draw, languages_from, suites_named
@@ -91,6 +93,8 @@ def parser() -> argparse.ArgumentParser:
     cost = commands.add_parser("scale", help="what a task costs per folder size, from runs of the scale-N suites")
     cost.add_argument("runs", nargs="+", type=Path, help="a results folder of `run --suite scale-N ...` or a summary")
     cost.add_argument("--out", type=Path, default=Path("results/scale.md"), help="the report (a .png beside it)")
+    again = commands.add_parser("rescore", help="judge a split's recorded answers again with today's scorer")
+    again.add_argument("out", type=Path, help="the split's folder (its summary.json); report.md is written again")
     diff = commands.add_parser("compare", help="per-task differences between two summary.json files")
     diff.add_argument("a")
     diff.add_argument("b")
@@ -213,6 +217,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def rescored(args: argparse.Namespace, argv: list[str]) -> int:
+    written, changed = rescore(args.out, "python -m evals " + " ".join(argv))
+    print(f"{changed} verdicts changed; wrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
 def compared(args: argparse.Namespace, argv: list[str]) -> int:
     print(compare(args.a, args.b))
     if args.out:
@@ -250,7 +260,7 @@ def ablations(args: argparse.Namespace, argv: list[str]) -> int:
 
 ACTIONS = {
     "run": lambda args, argv: run(args), "compare": compared, "suites": written_suites, "scale": scaled,
-    "split": judged, "readme": into_readme, "controls": ablations,
+    "split": judged, "readme": into_readme, "controls": ablations, "rescore": rescored,
 }  # fmt: skip
 
 

@@ -121,9 +121,9 @@ def harness_agent(suite_name: str, controls: str) -> Solver:
         run = start(state.input_text, config, limits=Limits(max_turns=MAX_TURNS))
         run = await run_to_end(run, MemoryTrace(), model=InspectModel())
         state.output.completion = run.answer or ""
-        state.store.set("read", sorted(read_paths(run)))
+        state.store.set("read", sorted(read_paths(run.tool_runs)))
         verdict = judge(check_of(suite, state), truth_for(check_of(suite, state), workspace), run.answer,
-                        set(files_of(workspace)), read_paths(run))  # fmt: skip
+                        set(files_of(workspace)), read_paths(run.tool_runs))  # fmt: skip
         path = trajectory(run, tools_for(config), list(task_of(suite, state).needs))
         state.store.set("failure", classify(run, verdict, path))
         return state

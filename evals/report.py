@@ -145,15 +145,19 @@ def write_split(
     split: dict[str, Any],
     manifest: dict[str, Any],
     command: str,
+    written_by: str | None = None,
+    note: str = "",
 ) -> list[Path]:
     """A split's report (report.md: the scores with their intervals, per kind, language and project) and its
-    summary.json (the scores and every task's result), beside the suites' own folders."""
+    summary.json (the scores and every task's result), beside the suites' own folders. `command` ran the
+    split; `written_by` wrote these files when another command did (a rescore), and `note` says so."""
     out.mkdir(parents=True, exist_ok=True)
     languages = ", ".join(split["languages"])
     head = [
         f"# Eval: the {split['split']} split, seed {split['seed']}",
         "",
-        results_header(command),
+        results_header(written_by or command),
+        *([note] if note else []),
         f"Drawn with `--seed {split['seed']}` in {languages}: {len(results)} runs over "
         f"{len({r.suite for r in results})} projects. Intervals are 95% Wilson score intervals.",
         "",
@@ -167,6 +171,7 @@ def write_split(
         **split,
         "command": command,
         "manifest": manifest,
+        **({"rescored_by": written_by} if written_by else {}),
         "scores": scores.scores(results, trials),
         "results": [{k: v for k, v in asdict(r).items() if k not in ("turn_log", "messages")} for r in results],
     }

@@ -159,7 +159,7 @@ async def run_task(
     began = time.perf_counter()
     state = await run_to_end(state, trace, approve_calls=task.check.kind in CHANGES)
     wall = (time.perf_counter() - began) * 1000
-    verdict = judge(task.check, truth, state.answer, files, read_paths(state), workspace, task.language)
+    verdict = judge(task.check, truth, state.answer, files, read_paths(state.tool_runs), workspace, task.language)
     path = trajectory(state, tools_for(config), list(task.needs))
     turns = turns_of(trace, state.run_id)
     model_ms = sum(t.latency_ms for t in turns)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -417,6 +417,11 @@ def classify(state: RunState, verdict: Verdict, path: Trajectory) -> Failure | N
         return "max_turns"
     if state.status == "budget_exceeded":
         return "budget"
+    return answer_failure(verdict, path)
+
+
+def answer_failure(verdict: Verdict, path: Trajectory) -> Failure | None:
+    """The failure class of a run that ended with an answer: none when it is right, else how it went wrong."""
     if verdict.correct:
         return None
     if verdict.why == "no answer":
@@ -424,5 +429,6 @@ def classify(state: RunState, verdict: Verdict, path: Trajectory) -> Failure | N
     return "unknown_tool" if path.unknown_tools else "bad_tool_args" if path.invalid_args else "wrong_answer"
 
 
-def read_paths(state: RunState) -> set[str]:
-    return {run.split(":", 1)[1] for run in state.tool_runs if run.startswith("read_file:")}
+def read_paths(tool_runs: Sequence[str]) -> set[str]:
+    """The files a run read, from its tool runs (`read_file:PATH`)."""
+    return {run.split(":", 1)[1] for run in tool_runs if run.startswith("read_file:")}

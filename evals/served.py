@@ -46,6 +46,7 @@ def main(models: list[str], draw: Draw, split: str, settings: EvalSettings, out:
     facts = manifest([])
     facts["models"] = models
     described = {"split": split, "seed": draw.seed, "languages": list(draw.languages)}
+    described |= {"generated": draw.generated, "real": draw.real}
     written = report.write_split(out, results, settings.trials, described, facts, command)
     report.write_transcripts(out / "transcripts.jsonl", results)
     print("\n".join(scores.tables(results, settings.trials)))
