@@ -74,9 +74,11 @@ def readme_table(summaries: list[tuple[dict[str, Any], str]]) -> list[str]:
             seen.add(model)
             lines.append(f"| {model} | " + " | ".join(row_cells(facts, languages)) + " |")
         machine = summary.get("manifest", {})
+        again = f", judged again by `{summary['rescored_by']}`" if summary.get("rescored_by") else ""
         sources.append(
             f"{', '.join(summary['scores'])} at git revision `{str(machine.get('git_revision'))[:12]}` on "
-            f"{machine.get('cpu')} ({machine.get('cores')} cores), from `{summary.get('command')}` ([{link}]({link}))"
+            f"{machine.get('cpu')} ({machine.get('cores')} cores), from `{summary.get('command')}`{again} "
+            f"([{link}]({link}))"
         )
     lines += [
         "",

@@ -47,6 +47,7 @@ def test_two_runs_of_one_split_join_one_table_each_naming_where_it_comes_from(tm
     other["scores"] = {"bigger": {**SUMMARY["scores"]["qwen"], "model": "bigger", "all": {"right": 36, "total": 40}}}
     other["manifest"] = {"git_revision": "fedcba9876543210", "cpu": "Other CPU", "cores": 4}
     other["command"] = "python -m evals split --model bigger --seed 77"
+    other["rescored_by"] = "python -m evals rescore b"
     paths = []
     for name, summary in (("a", SUMMARY), ("b", other)):
         (tmp_path / name).mkdir()
@@ -59,6 +60,7 @@ def test_two_runs_of_one_split_join_one_table_each_naming_where_it_comes_from(tm
     assert "| qwen | 75% [60%, 86%] (30/40) |" in text and "| bigger | 90% [77%, 96%] (36/40) |" in text
     assert "qwen at git revision `0123456789ab` on Some CPU (2 cores)" in text
     assert "bigger at git revision `fedcba987654` on Other CPU (4 cores)" in text
+    assert "seed 77`, judged again by `python -m evals rescore b` (" in text
     assert f"({tmp_path.as_posix()}/b/report.md)" in text
 
     other["seed"] = 78  # another draw: its rows are not comparable
