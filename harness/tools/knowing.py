@@ -38,7 +38,7 @@ NOTHING: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalPro
 COUNTING: Mapping[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "the file to count in, or a folder: each of its files"},
+        "path": {"type": "string", "description": "the file to count in"},
         "pattern": {"type": "string", "description": "count only the lines holding this text"},
         "regex": {"type": "boolean", "description": "the pattern is a regular expression (default: literal text)"},
     },
@@ -48,8 +48,7 @@ COUNTING: Mapping[str, Any] = {
 MOST_DEFINITIONS = 10
 MOST_USERS = 15
 LINE_CHARS = 160
-COUNT_BYTES = 64 << 20  # read of one file, or of a folder's files together
-MOST_COUNTED = 30  # a folder's files named one by one, most lines (or most holding the pattern) first
+COUNT_BYTES = 64 << 20
 
 
 def clip(line: str) -> str:
@@ -232,14 +231,13 @@ def described(manifest: Manifest) -> str:
 @dataclass
 class CountLines(OnlyLooks):
     """How many lines a file has, and how many of them hold a text (case-insensitive unless it has a capital;
-    RE2 when `regex`); of a CSV or TSV file, how many data rows follow its header. Of a folder, the same for
-    each of its text files (below it too), as `rg -c` counts: the totals, then the files, most first."""
+    RE2 when `regex`); of a CSV or TSV file, how many data rows follow its header."""
 
     index: WorkspaceIndex
     name: str = "count_lines"
     description: str = (
-        "Count the lines of a file (or of each file in a folder), or the lines that contain a text, and the rows "
-        "of a CSV table: use it rather than counting lines yourself."
+        "Count the lines of a file, or the lines that contain a text, and the rows of a CSV table: use it "
+        "rather than counting lines yourself."
     )
     parameters: Mapping[str, Any] = field(default_factory=lambda: COUNTING)
 
@@ -248,8 +246,6 @@ class CountLines(OnlyLooks):
 
     def count(self, args: dict[str, Any]) -> ToolResult:
         path = str(args["path"])
-        if self.is_folder(path):
-            return self.count_folder(path, args)
         data, size = self.index.workspace.read_bytes(path, COUNT_BYTES)
         if binary_kind(data[:SNIFF_BYTES]) is not None:
             raise ToolError(f"{path} is a binary file; count_lines counts the lines of text files")
@@ -266,50 +262,3 @@ class CountLines(OnlyLooks):
             said.append(f"as a table: a header and {plural(max(0, len(rows) - 1), 'data row')}")
         partial = f" (in its first {len(data):,} of {size:,} bytes)" if size > len(data) else ""
         return ToolResult("; ".join(said) + partial + ".", Shown("count", (path,)))
-
-    def is_folder(self, path: str) -> bool:
-        try:
-            self.index.workspace.folder(path)
-        except ToolError:
-            return False
-        return True
-
-    def count_folder(self, path: str, args: dict[str, Any]) -> ToolResult:
-        parts = self.index.workspace.folder_parts(path)
-        prefix = "/".join(parts) + "/" if parts else ""
-        pattern = search_pattern(args["pattern"], bool(args.get("regex", False))) if args.get("pattern") else None
-        counted: list[tuple[str, int, int]] = []  # path, lines, lines holding the pattern
-        budget, cut = COUNT_BYTES, False
-        records = [r for r in self.index.files() if r.path.startswith(prefix) and r.text is not False]
-        for record in records:
-            if budget <= 0:
-                cut = True
-                break
-            try:
-                data, _ = self.index.workspace.read_bytes(record.path, budget)
-            except ToolError:  # gone since the index saw it
-                continue
-            budget -= len(data)
-            if binary_kind(data[:SNIFF_BYTES]) is not None:
-                continue
-            lines = data.decode("utf-8", errors="replace").splitlines()
-            holding = sum(1 for line in lines if pattern.search(line.encode("utf-8"))) if pattern else 0
-            counted.append((record.path, len(lines), holding))
-        where = "/".join(parts) if parts else "the workspace"
-        if not counted:
-            return ToolResult(f"{where} holds no text files.", Shown("count", ()))
-        total = sum(lines for _, lines, _ in counted)
-        head = f"{plural(len(counted), 'text file')} in {where}: {plural(total, 'line')} in all"
-        if pattern:
-            holding = sum(h for _, _, h in counted)
-            files = sum(1 for _, _, h in counted if h)
-            head += f"; {plural(holding, 'line')} {'holds' if holding == 1 else 'hold'} {args['pattern']!r}"
-            head += f", in {plural(files, 'file')}"
-            counted = [c for c in counted if c[2]]
-        if cut:
-            head += f" (counted until {COUNT_BYTES >> 20} MB had been read)"
-        ranked = sorted(counted, key=lambda c: (-c[2], -c[1], c[0]) if pattern else (-c[1], c[0]))[:MOST_COUNTED]
-        rows = [f"{p}: {plural(n, 'line')}" + (f", {h:,} holding it" if pattern else "") for p, n, h in ranked]
-        more = len(counted) - len(ranked)
-        rows += [f"... and {plural(more, 'more file')}"] if more > 0 else []
-        return ToolResult("\n".join([head + ".", *rows]), Shown("count", tuple(p for p, _, _ in ranked)))

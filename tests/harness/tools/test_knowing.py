@@ -96,34 +96,3 @@ def test_count_lines_counts_lines_matching_lines_and_a_tables_rows(index: Worksp
     assert CountLines(index).count({"path": "data/orders.csv"}).text == (
         "data/orders.csv has 5 lines; as a table: a header and 3 data rows."
     )
-
-
-def test_count_lines_of_a_folder_counts_each_text_file_below_it_most_first(index: WorkspaceIndex) -> None:
-    """As `rg -c` does: the totals, then each file, binary files left out; the whole workspace by `.`."""
-    (index.root / "src" / "blob.bin").write_bytes(b"\x00\x01" * 100)
-    index.refresh(["src/blob.bin"])
-    said = CountLines(index).count({"path": "src", "pattern": "RetryPolicy"})
-    assert said.text.splitlines() == [
-        "3 text files in src: 8 lines in all; 4 lines hold 'RetryPolicy', in 3 files.",
-        "src/client.py: 3 lines, 2 holding it",
-        "src/retry.py: 3 lines, 1 holding it",
-        "src/util.py: 2 lines, 1 holding it",
-    ]
-    assert said.shown is not None and said.shown.paths == ("src/client.py", "src/retry.py", "src/util.py")
-    assert (
-        CountLines(index).count({"path": "./logs"}).text
-        == "1 text file in logs: 4 lines in all.\nlogs/app.log: 4 lines"
-    )
-    whole = CountLines(index).count({"path": "."}).text.splitlines()
-    assert whole[0] == "7 text files in the workspace: 19 lines in all." and whole[1] == "data/orders.csv: 5 lines"
-    none = CountLines(index).count({"path": "src", "pattern": "nowhere"}).text
-    assert none == "3 text files in src: 8 lines in all; 0 lines hold 'nowhere', in 0 files."
-
-
-def test_count_lines_of_a_big_folder_names_the_most_and_says_how_many_more(tmp_path: Path) -> None:
-    for n in range(40):
-        (tmp_path / "logs").mkdir(exist_ok=True)
-        (tmp_path / "logs" / f"day{n:02}.log").write_text("line\n" * (n + 1))
-    said = CountLines(WorkspaceIndex(Workspace(tmp_path))).count({"path": "logs"}).text.splitlines()
-    assert said[0] == "40 text files in logs: 820 lines in all."
-    assert said[1] == "logs/day39.log: 40 lines" and said[-1] == "... and 10 more files" and len(said) == 32
