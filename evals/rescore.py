@@ -9,24 +9,22 @@ the run's command and manifest, and names the rescore.
 
 from __future__ import annotations
 
-import json
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from evals import report
-from evals.languages import Language
+from evals.compare import load
 from evals.runner import TaskResult
 from evals.scoring import Trajectory, answer_failure, judge, read_paths
 from evals.splits import Draw, suites_named
 from evals.truth import CHANGES, files_of, truth_for
 
-TRAJECTORY_FIELDS = ("tools_called", "needed_called", "invalid_args", "unknown_tools", "repeated_calls")
-
 
 def rescore(out: Path, command: str) -> tuple[list[Path], int]:
     """Judge again the answers recorded in out/summary.json; the files written and how many verdicts changed."""
-    summary: dict[str, Any] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    summary = load(out / "summary.json")
     split = summary["split"]
     draw = Draw(summary["seed"], summary.get("generated"), summary.get("real"), tuple(summary["languages"]))
     rows: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -46,12 +44,11 @@ def rescore(out: Path, command: str) -> tuple[list[Path], int]:
                     result = TaskResult(**row)
                     if task.check.kind not in CHANGES:
                         truth, read = truth_for(task.check, workspace), read_paths(result.tool_runs)
-                        language: Language = task.language
-                        verdict = judge(task.check, truth, result.answer, files, read, None, language)
+                        verdict = judge(task.check, truth, result.answer, files, read, None, task.language)
                         changed += verdict.correct != result.correct
                         result.correct, result.why = verdict.correct, verdict.why
                         if result.status == "completed":
-                            path = Trajectory(**{k: result.trajectory[k] for k in TRAJECTORY_FIELDS})
+                            path = Trajectory(**{f.name: result.trajectory[f.name] for f in fields(Trajectory)})
                             result.failure = answer_failure(verdict, path)
                     results.setdefault((suite.name, task.id, task.prompt), []).append(result)
     missing = sorted(f"{suite}/{task}" for suite, task, _ in rows.keys() - results.keys())
